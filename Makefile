@@ -1,0 +1,27 @@
+# Two commands for a fresh clone (see README):
+#   make check   set up, then check this machine's system interpreter
+#   make test    set up, then lint and run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
+
+.PHONY: setup check test lint bench
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+check: setup
+	$(VENV)/bin/sitewarden status --python $(TARGET_PYTHON)
+	@echo
+	$(VENV)/bin/sitewarden check --python $(TARGET_PYTHON) || [ $$? -eq 1 ]
+
+lint: setup
+	$(VENV)/bin/ruff check src tests benchmarks
+
+test: lint
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)

@@ -1,0 +1,139 @@
+"""The guard's entry point, run by ``sitewarden.pth`` (or ``sitewarden.start``) at start.
+
+Startup is sacred: this module imports only ``os`` and ``sys``, scans no
+directory and reads no file.  It puts one plain-class finder at the front of
+``sys.meta_path``.  The finder never finds anything; it watches imports and
+hands the few that matter to modules imported on first need.  Everything here
+fails open: an exception in the guard must never break the interpreter
+(blocks, which must fail closed, live in the installer hooks).
+"""
+
+import os
+import sys
+
+#: The entry point named by ``sitewarden.start`` (PEP 829) and ``sitewarden.pth``.
+#: Its name never changes.
+ENTRY_POINT = "sitewarden._startup:activate"
+
+#: Fully qualified module names whose import arms a hook, mapped to the
+#: ``module:function`` (inside this package) that receives the spec.
+#: Looked up with one dict access per import; the hook module is imported only
+#: when a watched module is imported.
+HOOKS = {}
+
+#: Called once, at the first import after ``site`` has finished building
+#: ``sys.path`` (``module:function`` inside this package), with the finder.
+STARTED_HOOKS = []
+
+
+def _thread_ident():
+    # _thread is built in and already loaded at startup; threading is not (gevent).
+    return sys.modules["_thread"].get_ident() if "_thread" in sys.modules else 0
+
+
+def _call(target, *args):
+    """Import ``sitewarden.<module>`` and call ``function`` on first need."""
+    module_name, _, function = target.partition(":")
+    module = __import__("sitewarden." + module_name, fromlist=[function])
+    return getattr(module, function)(*args)
+
+
+class SitewardenFinder:
+    """Watches imports; never claims one (``find_spec`` always returns None
+    unless a hook wraps the spec another finder produced)."""
+
+    _sitewarden_finder = True
+
+    def __init__(self):
+        self.started = False
+        self._busy = set()  # thread idents inside the finder: no re-entrancy
+        #: Per-import checks installed by STARTED_HOOKS: callables taking the
+        #: top-level module name.  Empty until then.
+        self.top_level_checks = []
+
+    def __repr__(self):
+        return "<sitewarden finder>"
+
+    def find_spec(self, fullname, path=None, target=None):
+        hook = HOOKS.get(fullname)
+        if hook is None and (path is not None or not self.top_level_checks) and self.started:
+            return None
+        ident = _thread_ident()
+        if ident in self._busy:
+            return None
+        self._busy.add(ident)
+        try:
+            if not self.started and not _site_running():
+                self.started = True
+                for target_name in STARTED_HOOKS:
+                    try:
+                        _call(target_name, self)
+                    except Exception:
+                        pass
+            if path is None and "." not in fullname:
+                for check in self.top_level_checks:
+                    try:
+                        check(fullname)
+                    except Exception:
+                        pass
+            if hook is not None:
+                # Installer hooks fail closed: their exceptions propagate.
+                return _call(hook, self, fullname, path, target)
+            return None
+        finally:
+            self._busy.discard(ident)
+
+    def invalidate_caches(self):
+        pass
+
+
+def _site_running():
+    """True while ``site`` is still building ``sys.path`` (running ``.pth``
+    files or ``sitecustomize``): a frame on the stack runs in site's globals."""
+    site = sys.modules.get("site")
+    if site is None:
+        return False
+    site_globals = site.__dict__
+    try:
+        frame = sys._getframe(2)
+    except (AttributeError, ValueError):
+        return False
+    while frame is not None:
+        if frame.f_globals is site_globals:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _disabled():
+    value = os.environ.get("SITEWARDEN_DISABLE", "")
+    return value.strip().lower() in ("1", "y", "yes", "t", "true", "on")
+
+
+def installed_finder():
+    """The guard's finder on ``sys.meta_path``, or None."""
+    for finder in sys.meta_path:
+        if getattr(finder, "_sitewarden_finder", False) is True:
+            return finder
+    return None
+
+
+def activate():
+    """Install the guard in this process.  Idempotent; never raises."""
+    try:
+        if getattr(sys, "frozen", False) or _disabled():
+            return None
+        finder = installed_finder()
+        if finder is None:
+            finder = SitewardenFinder()
+            sys.meta_path.insert(0, finder)
+        return finder
+    except Exception:
+        return None
+
+
+def deactivate():
+    """Remove the guard's finder from ``sys.meta_path`` (tests, embedding)."""
+    sys.meta_path[:] = [
+        f for f in sys.meta_path if getattr(f, "_sitewarden_finder", False) is not True
+    ]

@@ -1,0 +1,84 @@
+"""``sitewarden check``: collect an interpreter's whole state, inside it.
+
+Runs in the target interpreter (through the probe), started as a normal
+process of it would be, with the guard disabled so that the report describes
+the interpreter, not the guard's own effects.  Returns plain JSON-ready data;
+the CLI adds the deployment facts and renders it.  The schema is documented
+in the README ("check --json schema") and versioned by ``SCHEMA``.
+"""
+
+import os
+import sys
+
+SCHEMA = 1
+
+SEVERITIES = ("info", "low", "medium", "high")
+
+#: Extra collectors: ``module:function`` inside this package, each returning
+#: ``(section_name, section_data, findings)``; later capabilities add theirs.
+COLLECTORS = []
+
+
+def finding(kind, severity, message, **details):
+    """One finding: a stable ``kind`` id, a severity, a readable message, details."""
+    item = {"kind": kind, "severity": severity, "message": message}
+    item.update(details)
+    return item
+
+
+def interpreter_facts():
+    return {
+        "executable": sys.executable,
+        "version": "%d.%d.%d" % sys.version_info[:3],
+        "implementation": sys.implementation.name,
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "cwd": os.getcwd(),
+        "flags": {
+            "isolated": bool(sys.flags.isolated),
+            "ignore_environment": bool(sys.flags.ignore_environment),
+            "no_user_site": bool(sys.flags.no_user_site),
+            "no_site": bool(sys.flags.no_site),
+            "safe_path": bool(getattr(sys.flags, "safe_path", False)),
+        },
+        "sys_path": list(sys.path),
+    }
+
+
+def marker_findings(state):
+    if state["virtualenv"]:
+        return [finding("virtualenv", "info",
+                        "this is a virtual environment: PEP 668's marker does not apply")]
+    if not state["marker_exists"]:
+        return [finding("not-externally-managed", "info",
+                        "no EXTERNALLY-MANAGED marker at %s: installers may write to this "
+                        "interpreter's site directories" % state["marker_path"])]
+    out = [finding("externally-managed", "info",
+                   "externally managed (marker %s): installs outside a virtual environment "
+                   "are refused" % state["marker_path"])]
+    if state["problem"]:
+        out.append(finding("marker-unreadable", "low",
+                           "the marker %s cannot be used as written (%s); installs are still "
+                           "refused, with sitewarden's default message"
+                           % (state["marker_path"], state["problem"])))
+    return out
+
+
+def collect():
+    """The report, as produced inside the target interpreter."""
+    from . import __version__, marker
+    from ._startup import _call
+
+    state = marker.state()
+    report = {
+        "schema": SCHEMA,
+        "sitewarden": __version__,
+        "interpreter": interpreter_facts(),
+        "marker": state,
+        "findings": marker_findings(state),
+    }
+    for target in COLLECTORS:
+        name, data, findings = _call(target)
+        report[name] = data
+        report["findings"].extend(findings)
+    return report

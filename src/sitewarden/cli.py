@@ -1,0 +1,210 @@
+"""The ``sitewarden`` command line: install, uninstall, status, check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import __version__, deploy, targets
+from .render import Style, render_check, render_status
+
+EXAMPLES = """\
+examples:
+  sudo sitewarden install --python /usr/bin/python3     guard Debian's system python
+  sitewarden install --python python3.12 --user          guard it for this user only
+  sitewarden status --python /usr/bin/python3 --json     where is it deployed, is it active
+  sitewarden check --python /usr/bin/python3             the interpreter's whole state
+  sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
+
+environment:
+  SITEWARDEN_DISABLE=1            the guard does nothing in that process (escape hatch)
+  SITEWARDEN_SILENCE=shadow,path  silence warnings (all, 1: every kind); never lifts a block
+
+exit status: 0 success / clean, 1 findings (check), 2 error
+"""
+
+
+class UsageError(Exception):
+    """Reported as one line, exit status 2."""
+
+
+def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
+    p.add_argument("--python", metavar="EXE",
+                   help="the target interpreter (path or command; default: this one)")
+    if where:
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--user", action="store_true",
+                       help="the target's user site directory instead of its default scheme")
+        g.add_argument("--site-dir", metavar="DIR", type=Path,
+                       help="a specific site directory of the target")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sitewarden",
+        description="A PEP 668 guard inside the interpreter: blocks installs into externally "
+        "managed Pythons, keeps installers out of distro directories, and warns when local "
+        "packages shadow distro packages.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version="sitewarden " + __version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("install", help="deploy the guard into an interpreter",
+                       description="Deploy the guard so that every start of the target loads it.")
+    _add_target_options(p, where=True)
+    p.add_argument("--hook", choices=deploy.HOOKS, default="pth",
+                   help="how the guard is loaded: a .pth file (default) or a block in "
+                   "sitecustomize")
+
+    p = sub.add_parser("uninstall", help="remove the guard from an interpreter",
+                       description="Remove exactly what install wrote.")
+    _add_target_options(p, where=True)
+
+    p = sub.add_parser("status", help="where the guard is deployed and whether it is active")
+    _add_target_options(p, where=False)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state")
+    _add_target_options(p, where=False)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _target_for_change(args: argparse.Namespace) -> targets.Target:
+    """The install/uninstall target; refuses to guess when the CLI runs in a venv."""
+    if args.python is None:
+        from .marker import in_virtualenv
+
+        if in_virtualenv():
+            base = targets.base_interpreter_hint() or "/usr/bin/python3"
+            raise UsageError(
+                "sitewarden runs in a virtual environment (%s); the guard belongs in a base "
+                "interpreter, e.g.: sitewarden %s --python %s"
+                % (sys.prefix, args.command, base)
+            )
+    return targets.probe_target(args.python)
+
+
+def _site_dir(args: argparse.Namespace, target: targets.Target) -> Path:
+    if args.site_dir is not None:
+        site_dir = Path(os.path.abspath(args.site_dir))
+        deploy.validate_site_dir(target, site_dir)
+        return site_dir
+    return deploy.default_site_dir(target, args.user)
+
+
+def cmd_install(args: argparse.Namespace, style: Style) -> int:
+    target = _target_for_change(args)
+    if args.hook == "sitecustomize" and args.user:
+        raise UsageError("--hook sitecustomize guards the whole interpreter; "
+                         "with --user use the default .pth hook")
+    site_dir = _site_dir(args, target)
+    dep = deploy.install(target, site_dir, args.hook)
+    how = "sitecustomize block in %s" % dep.manifest["sitecustomize"]["path"] \
+        if args.hook == "sitecustomize" else "%s (+ %s)" % (deploy.PTH, deploy.START)
+    print("%s sitewarden %s into %s" % (style.good("deployed"), __version__, site_dir))
+    print("  target: %s" % target.label)
+    print("  loaded by: %s" % how)
+    status = targets.startup_status(target)
+    if status.get("active"):
+        print("  active: %s (every start of %s loads it)"
+              % (style.good("yes"), target.executable))
+    else:
+        print("  active: %s: a fresh start of %s did not load it%s"
+              % (style.warn("no"), target.executable,
+                 " (user site disabled)" if args.user and not target.user_site_enabled else ""))
+    return 0
+
+
+def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
+    target = _target_for_change(args)
+    site_dir = _site_dir(args, target)
+    if deploy.read_deployment(site_dir) is None:
+        elsewhere = [str(d.site_dir) for d in deploy.find_deployments(target)]
+        hint = ("; deployed in: %s (use --site-dir or --user)" % ", ".join(elsewhere)
+                if elsewhere else "")
+        raise UsageError("no sitewarden deployment in %s%s" % (site_dir, hint))
+    removal = deploy.uninstall(site_dir)
+    print("%s sitewarden from %s" % (style.good("removed"), site_dir))
+    for problem in removal.problems:
+        print("  %s %s" % (style.warn("note:"), problem))
+    return 0
+
+
+def status_data(target: targets.Target) -> dict[str, Any]:
+    deployments = [d.as_json() for d in deploy.find_deployments(target)]
+    startup = targets.startup_status(target)
+    return {
+        "sitewarden": __version__,
+        "python": target.executable,
+        "python_version": target.version_string,
+        "virtualenv": target.virtualenv,
+        "deployments": deployments,
+        "active": bool(startup.get("active")),
+        "active_module": startup.get("module_file"),
+        "active_version": startup.get("version"),
+        "startup_stderr": startup.get("stderr", ""),
+        "marker": target.marker,
+    }
+
+
+def cmd_status(args: argparse.Namespace, style: Style) -> int:
+    target = targets.probe_target(args.python)
+    data = status_data(target)
+    if args.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        print(render_status(data, style))
+    return 0
+
+
+def check_data(target: targets.Target) -> dict[str, Any]:
+    from .check import finding
+
+    report = targets.run_check(target)
+    status = status_data(target)
+    report["guard"] = {k: status[k] for k in
+                       ("deployments", "active", "active_module", "active_version")}
+    if not status["active"]:
+        applies = report["marker"]["applies"]
+        report["findings"].append(finding(
+            "guard-not-active", "low" if applies else "info",
+            "the sitewarden guard is not loaded at startup of %s%s" % (
+                target.executable,
+                ": installers older than pip 23 are not stopped, shadowing goes unreported"
+                if applies else "")))
+    return report
+
+
+def cmd_check(args: argparse.Namespace, style: Style) -> int:
+    target = targets.probe_target(args.python)
+    report = check_data(target)
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        print(render_check(report, style))
+    return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
+
+
+COMMANDS = {"install": cmd_install, "uninstall": cmd_uninstall, "status": cmd_status,
+            "check": cmd_check}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    style = Style.for_stream(sys.stdout)
+    try:
+        return COMMANDS[args.command](args, style)
+    except (UsageError, targets.TargetError, deploy.DeployError) as exc:
+        print("sitewarden: error: %s" % exc, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,552 @@
+"""Deploy the guard into a target interpreter's site directory, and remove it.
+
+A deployment is the ``sitewarden/`` runtime package (with its private
+``packaging``) plus the startup hook: ``sitewarden.pth`` and its PEP 829
+``sitewarden.start`` twin, or a marked block in ``sitecustomize``.  Every
+file written is listed in ``sitewarden/_deployment.json``; ``uninstall``
+removes exactly those and restores what it changed, byte for byte.
+
+Crash safety: the package is built and compiled in a hidden staging
+directory beside its destination and swapped in with one atomic rename
+(``RENAME_EXCHANGE`` when upgrading), hooks are written last, each through a
+temporary file and a rename; a kill at any point leaves the old deployment
+or the new one.  Concurrent runs on one directory are serialised with
+``flock`` on the directory itself, so no lock file is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import sitewarden
+
+from . import payload
+from .targets import Target
+
+PACKAGE = "sitewarden"
+PTH = "sitewarden.pth"
+START = "sitewarden.start"
+MANIFEST = "sitewarden/_deployment.json"
+SITECUSTOMIZE_BLOCK = "sitecustomize-block.py"
+BLOCK_BEGIN = "# >>> sitewarden guard >>>"
+BLOCK_END = "# <<< sitewarden guard <<<"
+STAGING_PREFIX = ".sitewarden-"
+HOOKS = ("pth", "sitecustomize")
+
+
+class DeployError(Exception):
+    """Deployment refused or failed; nothing was left half-written (exit status 2)."""
+
+
+@dataclass
+class Deployment:
+    """A deployment found in a site directory."""
+
+    site_dir: Path
+    manifest: dict[str, Any] | None
+    hook_files: list[str] = field(default_factory=list)
+
+    @property
+    def version(self) -> str | None:
+        return (self.manifest or {}).get("version")
+
+    @property
+    def hook(self) -> str | None:
+        return (self.manifest or {}).get("hook")
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "site_dir": str(self.site_dir),
+            "version": self.version,
+            "hook": self.hook,
+            "hook_files": self.hook_files,
+            "sitecustomize": (self.manifest or {}).get("sitecustomize"),
+            "complete": self.manifest is not None,
+        }
+
+
+# ---------------------------------------------------------------- locations
+
+
+def default_site_dir(target: Target, user: bool) -> Path:
+    """The target's default-scheme purelib (Debian: /usr/local/lib/python3.X/dist-packages),
+    or its user site with ``--user``."""
+    if user:
+        if not target.user_site:
+            raise DeployError("%s has no user site directory" % target.executable)
+        return Path(target.user_site)
+    return Path(target.purelib)
+
+
+def startup_dirs(target: Target) -> list[str]:
+    """Directories whose ``.pth`` files the target reads at startup."""
+    dirs = [target.purelib, target.platlib, *target.site_dirs]
+    if target.user_site:
+        dirs.append(target.user_site)
+    seen, out = set(), []
+    for d in dirs:
+        if d and os.path.realpath(d) not in seen:
+            seen.add(os.path.realpath(d))
+            out.append(d)
+    return out
+
+
+def validate_site_dir(target: Target, site_dir: Path) -> None:
+    real = os.path.realpath(site_dir)
+    if real not in {os.path.realpath(d) for d in startup_dirs(target)}:
+        raise DeployError(
+            "%s is not a site directory of %s: its .pth files are never read. "
+            "Site directories: %s" % (site_dir, target.executable, ", ".join(startup_dirs(target)))
+        )
+
+
+def find_deployments(target: Target) -> list[Deployment]:
+    """Every deployment (or stray hook) in the target's startup directories."""
+    found = []
+    for d in startup_dirs(target):
+        dep = read_deployment(Path(d))
+        if dep is not None:
+            found.append(dep)
+    return found
+
+
+def read_deployment(site_dir: Path) -> Deployment | None:
+    manifest = None
+    try:
+        with open(site_dir / MANIFEST, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        manifest = None
+    hooks = [name for name in (PTH, START) if os.path.lexists(site_dir / name)]
+    if manifest is None and not hooks:
+        return None
+    return Deployment(site_dir, manifest, hooks)
+
+
+# ---------------------------------------------------------------- filesystem helpers
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Serialise deployers on ``directory`` without leaving a lock file in it."""
+    import fcntl
+
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: Path, data: bytes, mode: int = 0o644, like: os.stat_result | None = None,
+                  mtime_ns: int | None = None) -> None:
+    """Replace ``path`` (never following a symlink at it) with a temp file + rename."""
+    fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(like.st_mode) if like is not None else mode)
+        if like is not None and os.geteuid() == 0:
+            os.chown(tmp, like.st_uid, like.st_gid)
+        if mtime_ns is not None:
+            os.utime(tmp, ns=(mtime_ns, mtime_ns))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(a))
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    shutil.rmtree(path)
+
+
+def _clean_stale_staging(site_dir: Path) -> None:
+    """Remove leftovers of killed runs (hidden ``.sitewarden-*`` entries)."""
+    try:
+        names = os.listdir(site_dir)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(STAGING_PREFIX):
+            with contextlib.suppress(OSError):
+                _remove_tree(site_dir / name)
+
+
+def _refuse_symlink(path: Path) -> None:
+    if path.is_symlink():
+        raise DeployError(
+            "%s is a symbolic link; sitewarden never writes through links. Remove it first." % path
+        )
+
+
+def _make_dirs(path: Path) -> list[str]:
+    """Create ``path`` and missing parents (0755); return those created, outermost first."""
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    created = []
+    for d in reversed(missing):
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise DeployError("cannot create %s: %s" % (d, exc.strerror or exc)) from None
+        os.chmod(d, 0o755)
+        created.append(str(d))
+    return created
+
+
+# ---------------------------------------------------------------- compile
+
+
+COMPILE_SCRIPT = """\
+import os, py_compile, sys
+staging, final = sys.argv[1], sys.argv[2]
+for dirpath, dirs, files in os.walk(staging):
+    for name in sorted(files):
+        if not name.endswith('.py'):
+            continue
+        src = os.path.join(dirpath, name)
+        shown = os.path.join(final, os.path.relpath(src, staging))
+        for level in (0, 1, 2):
+            py_compile.compile(src, dfile=shown, doraise=True, optimize=level)
+"""
+
+
+def _compile(target: Target, staging: Path, final: Path) -> None:
+    """Compile bytecode with the target interpreter itself, naming final paths."""
+    proc = subprocess.run(
+        [target.executable, "-E", "-s", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
+    )
+    if proc.returncode != 0:
+        raise DeployError(
+            "%s could not compile the runtime: %s"
+            % (target.executable, (proc.stderr.strip().splitlines() or ["?"])[-1])
+        )
+
+
+def _files_under(root: Path, prefix: str) -> list[str]:
+    out = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            out.append(prefix + rel.replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _chmod_tree(root: Path) -> None:
+    for dirpath, _dirs, files in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for name in files:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+
+
+# ---------------------------------------------------------------- install
+
+
+def install(target: Target, site_dir: Path, hook: str = "pth") -> Deployment:
+    """Deploy (or upgrade in place) the guard into ``site_dir`` of ``target``."""
+    if hook not in HOOKS:
+        raise DeployError("unknown hook %r (choose pth or sitecustomize)" % hook)
+    site_dir = Path(os.path.abspath(site_dir))
+    created_dirs: list[str] = []
+    if not site_dir.exists():
+        created_dirs = _make_dirs(site_dir)
+    if not site_dir.is_dir():
+        raise DeployError("%s is not a directory" % site_dir)
+    if not os.access(site_dir, os.W_OK | os.X_OK):
+        raise DeployError(
+            "%s is not writable by this user; run as its owner (e.g. with sudo) "
+            "or use --user" % site_dir
+        )
+    try:
+        with _locked(site_dir):
+            return _install_locked(target, site_dir, hook, created_dirs)
+    except DeployError:
+        _undo_created_dirs(created_dirs)
+        raise
+    except OSError as exc:
+        _undo_created_dirs(created_dirs)
+        raise DeployError(
+            "cannot write to %s: %s" % (exc.filename or site_dir, exc.strerror or exc)
+        ) from None
+
+
+def _undo_created_dirs(created: list[str]) -> None:
+    for d in reversed(created):
+        with contextlib.suppress(OSError):
+            os.rmdir(d)
+
+
+def _install_locked(
+    target: Target, site_dir: Path, hook: str, created_dirs: list[str]
+) -> Deployment:
+    _clean_stale_staging(site_dir)
+    package = site_dir / PACKAGE
+    for path in (package, site_dir / PTH, site_dir / START):
+        _refuse_symlink(path)
+    previous = read_deployment(site_dir)
+    if package.exists() and (previous is None or previous.manifest is None):
+        raise DeployError(
+            "%s already holds a 'sitewarden' package that sitewarden did not deploy "
+            "(installed by pip?); deploy elsewhere with --user or --site-dir, or remove it first"
+            % site_dir
+        )
+    if previous is not None and previous.manifest is not None:
+        created_dirs = previous.manifest.get("created_dirs", []) + created_dirs
+        old_sc = previous.manifest.get("sitecustomize")
+    else:
+        old_sc = None
+
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=site_dir))
+    try:
+        new_package = staging / PACKAGE
+        payload.write_tree(staging, payload.runtime_files())
+        _compile(target, new_package, package)
+        _chmod_tree(new_package)
+
+        hook_files = [PTH, START] if hook == "pth" else []
+        sitecustomize = None
+        if hook == "sitecustomize":
+            sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc)
+        elif old_sc is not None:
+            _remove_sitecustomize_block(old_sc)
+
+        files = _files_under(new_package, PACKAGE + "/") + [MANIFEST] + hook_files
+        manifest = {
+            "version": sitewarden.__version__,
+            "hook": hook,
+            "python": target.executable,
+            "python_version": target.version_string,
+            "site_dir": str(site_dir),
+            "files": sorted(set(files)),
+            "created_dirs": created_dirs,
+            "sitecustomize": sitecustomize,
+            "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+        manifest_path = new_package / "_deployment.json"
+        manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        os.chmod(manifest_path, 0o644)
+
+        # Swap the package in, atomically.
+        if package.exists():
+            if not _exchange(new_package, package):
+                os.rename(package, staging / "old")
+                os.rename(new_package, package)
+        else:
+            os.rename(new_package, package)
+
+        # Hooks last: a kill before this point leaves an inert or the old hook.
+        if hook == "pth":
+            _atomic_write(site_dir / START, payload.hook_text(START).encode("utf-8"))
+            _atomic_write(site_dir / PTH, payload.hook_text(PTH).encode("utf-8"))
+        else:
+            for name in (PTH, START):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(site_dir / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    dep = read_deployment(site_dir)
+    assert dep is not None
+    return dep
+
+
+# ---------------------------------------------------------------- sitecustomize
+
+
+def _block_text() -> str:
+    text = payload.hook_text(SITECUSTOMIZE_BLOCK)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _add_sitecustomize_block(target: Target, site_dir: Path,
+                             previous: dict[str, Any] | None) -> dict[str, Any]:
+    """Append the guard's block to the interpreter's sitecustomize, or create one."""
+    block = _block_text()
+    existing = target.sitecustomize
+    if previous is not None:
+        _remove_sitecustomize_block(previous)
+    if existing and not os.path.exists(existing):
+        existing = None  # it was ours and we just removed it
+    if existing:
+        if not existing.endswith(".py"):
+            raise DeployError(
+                "the interpreter's sitecustomize is %s, not a .py file; sitewarden will not "
+                "edit it. Use the default --hook pth" % existing
+            )
+        real = Path(os.path.realpath(existing))
+        st = os.stat(real)
+        original = real.read_bytes()
+        if BLOCK_BEGIN.encode() in original:
+            raise DeployError("%s already holds a sitewarden block" % real)
+        inserted = block if original.endswith(b"\n") or not original else "\n" + block
+        _atomic_write(real, original + inserted.encode("utf-8"), like=st)
+        return {
+            "path": str(real),
+            "link": existing if str(real) != existing else None,
+            "created": False,
+            "inserted": inserted,
+            "original_mtime_ns": st.st_mtime_ns,
+        }
+    path = site_dir / "sitecustomize.py"
+    _refuse_symlink(path)
+    header = "# Created by `sitewarden install --hook sitecustomize`.\n"
+    _atomic_write(path, (header + block).encode("utf-8"))
+    return {"path": str(path), "link": None, "created": True, "inserted": header + block,
+            "original_mtime_ns": None}
+
+
+def _remove_sitecustomize_block(info: dict[str, Any]) -> str | None:
+    """Undo :func:`_add_sitecustomize_block`; returns a problem description or None."""
+    path = Path(info["path"])
+    try:
+        current = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    inserted = info["inserted"].encode("utf-8")
+    if info.get("created"):
+        if current == inserted:
+            path.unlink()
+            _remove_pycache_for(path)
+            return None
+        rest = current.replace(inserted, b"", 1)
+        _atomic_write(path, rest, like=os.stat(path))
+        return "%s was changed after sitewarden created it; kept it without the block" % path
+    if inserted in current:
+        idx = current.rfind(inserted)
+        restored = current[:idx] + current[idx + len(inserted):]
+        _atomic_write(path, restored, like=os.stat(path), mtime_ns=info.get("original_mtime_ns"))
+        return None
+    return "%s no longer holds sitewarden's block as written; left it unchanged" % path
+
+
+def _remove_pycache_for(source: Path) -> None:
+    cache = source.parent / "__pycache__"
+    stem = source.stem + "."
+    try:
+        names = os.listdir(cache)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(stem) and name.endswith(".pyc"):
+            with contextlib.suppress(OSError):
+                os.unlink(cache / name)
+    with contextlib.suppress(OSError):
+        os.rmdir(cache)  # only if now empty
+
+
+# ---------------------------------------------------------------- uninstall
+
+
+@dataclass
+class Removal:
+    site_dir: Path
+    removed: list[str]
+    problems: list[str]
+    created_dirs: list[str] = field(default_factory=list)
+
+
+def uninstall(site_dir: Path) -> Removal:
+    """Remove the deployment in ``site_dir``: exactly its manifest's files, the
+    bytecode interpreters wrote for them, and the sitecustomize block."""
+    site_dir = Path(os.path.abspath(site_dir))
+    if not site_dir.is_dir():
+        raise DeployError("%s does not exist" % site_dir)
+    if not os.access(site_dir, os.W_OK | os.X_OK):
+        raise DeployError("%s is not writable by this user; run as its owner" % site_dir)
+    try:
+        with _locked(site_dir):
+            removal = _uninstall_locked(site_dir)
+    except OSError as exc:
+        raise DeployError("cannot remove from %s: %s" % (site_dir, exc.strerror or exc)) from None
+    # Directories the install created (e.g. a new user site), if now empty.
+    _undo_created_dirs(removal.created_dirs)
+    return removal
+
+
+def _uninstall_locked(site_dir: Path) -> Removal:
+    _clean_stale_staging(site_dir)
+    dep = read_deployment(site_dir)
+    if dep is None:
+        raise DeployError("no sitewarden deployment in %s" % site_dir)
+    removed: list[str] = []
+    problems: list[str] = []
+    manifest = dep.manifest or {}
+    # Hooks first, so no new process loads a half-removed runtime.
+    for name in (PTH, START):
+        path = site_dir / name
+        if os.path.lexists(path):
+            os.unlink(path)
+            removed.append(name)
+    if manifest.get("sitecustomize"):
+        problem = _remove_sitecustomize_block(manifest["sitecustomize"])
+        if problem:
+            problems.append(problem)
+        removed.append(manifest["sitecustomize"]["path"])
+    package = site_dir / PACKAGE
+    if package.is_symlink():
+        problems.append("%s is a symbolic link; left it alone" % package)
+    elif package.is_dir():
+        listed = set(manifest.get("files", []))
+        foreign = [
+            f for f in _files_under(package, PACKAGE + "/")
+            if f not in listed and not (f.endswith(".pyc") and "/__pycache__/" in f)
+        ]
+        if foreign and dep.manifest is not None:
+            problems.append(
+                "kept files in %s that sitewarden did not write: %s" % (package, ", ".join(foreign))
+            )
+            for f in sorted(listed):
+                if f.startswith(PACKAGE + "/"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(site_dir / f)
+        else:
+            # Move aside first: a kill mid-way leaves a hidden directory, not half a package.
+            aside = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=site_dir))
+            os.rename(package, aside / PACKAGE)
+            shutil.rmtree(aside)
+        removed.append(PACKAGE + "/")
+    return Removal(site_dir, removed, problems, manifest.get("created_dirs", []))

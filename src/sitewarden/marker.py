@@ -1,0 +1,204 @@
+"""PEP 668's marker: is this interpreter externally managed, and what does it say?
+
+Runtime module: imported inside guarded processes on first need, so only
+``os`` and ``sys`` at module level; ``sysconfig``, ``configparser`` and
+``locale`` are imported when a question is asked.  Nothing here raises: a
+marker that cannot be read still applies (PEP 668: the file's existence alone
+decides), with sitewarden's own message.
+"""
+
+import os
+import sys
+
+MARKER_NAME = "EXTERNALLY-MANAGED"
+SECTION = "externally-managed"
+
+#: Markers larger than this are not parsed (they still apply).
+MAX_MARKER_BYTES = 1 << 20
+
+DEFAULT_MESSAGE = (
+    "This Python installation is managed by your operating system or another\n"
+    "package manager, and sitewarden could not read its EXTERNALLY-MANAGED file\n"
+    "({reason}).\n"
+    "Install Python packages into a virtual environment instead:\n"
+    "    python3 -m venv path/to/venv\n"
+    "    path/to/venv/bin/python -m pip install <package>\n"
+    "or use your system package manager, or pipx for applications."
+)
+
+
+def in_virtualenv():
+    """A virtual environment (PEP 405 venv, or old virtualenv's ``real_prefix``)."""
+    if hasattr(sys, "real_prefix"):
+        return True
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def default_scheme():
+    """The sysconfig scheme installers write to by default (Debian: ``posix_local``)."""
+    import sysconfig
+
+    getter = getattr(sysconfig, "get_default_scheme", None)  # 3.10+
+    if getter is None:
+        getter = sysconfig._get_default_scheme  # 3.8, 3.9
+    return getter()
+
+
+def marker_path():
+    """Where PEP 668 says the marker lives: the default scheme's ``stdlib`` path."""
+    import sysconfig
+
+    return os.path.join(sysconfig.get_path("stdlib", default_scheme()), MARKER_NAME)
+
+
+def marker_exists(path=None):
+    """The marker's existence, as a name: a directory, dangling link or
+    unreadable file named EXTERNALLY-MANAGED still counts (fail closed)."""
+    try:
+        return os.path.lexists(marker_path() if path is None else path)
+    except Exception:
+        return True
+
+
+def applies(path=None):
+    """Must installs into this interpreter's own scheme be refused?"""
+    return not in_virtualenv() and marker_exists(path)
+
+
+def message_language(environ=None):
+    """The language code used to pick ``Error-<lang>`` (PEP 668's algorithm).
+
+    PEP 668 reads ``locale.getlocale(LC_MESSAGES)``, which is only meaningful
+    after ``setlocale(LC_ALL, "")``; the guard must not change a process's
+    locale, so when none was set it derives the same answer from the
+    environment variables ``setlocale`` would read.
+    """
+    try:
+        import locale
+
+        category = getattr(locale, "LC_MESSAGES", None)
+        if category is None:  # Windows
+            return None
+        lang = locale.getlocale(category)[0]
+        if lang:
+            return lang
+    except Exception:
+        pass
+    environ = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            lang = value.split(".", 1)[0].split("@", 1)[0]
+            return None if lang in ("C", "POSIX", "") else lang
+    return None
+
+
+def _candidate_keys(lang):
+    if not lang:
+        return ["Error"]
+    keys = ["Error-" + lang]
+    for sep in ("_", "-"):  # pt-BR also matches Error-pt_BR, and the reverse
+        if sep in lang:
+            other = "-" if sep == "_" else "_"
+            keys.append("Error-" + lang.replace(sep, other))
+    for sep in ("_", "-"):
+        if sep in lang:
+            keys.append("Error-" + lang.split(sep, 1)[0])
+            break
+    keys.append("Error")
+    return keys
+
+
+class Marker:
+    """What the marker says.  ``text`` is None when the file gave no usable
+    message; ``problem`` says why (for ``status`` and ``check``)."""
+
+    __slots__ = ("path", "exists", "text", "key", "problem")
+
+    def __init__(self, path, exists, text=None, key=None, problem=None):
+        self.path = path
+        self.exists = exists
+        self.text = text
+        self.key = key
+        self.problem = problem
+
+    @property
+    def message(self):
+        """The message to show: the marker's own text, or the default one."""
+        if self.text is not None:
+            return self.text
+        return DEFAULT_MESSAGE.format(reason=self.problem or "no error message in it")
+
+
+def read(path=None, lang=None, environ=None):
+    """Read and parse the marker at ``path`` (default: this interpreter's).
+
+    Never raises.  ``lang`` defaults to :func:`message_language`.
+    """
+    try:
+        if path is None:
+            path = marker_path()
+    except Exception as exc:
+        return Marker(None, True, problem="cannot locate the stdlib: %s" % (exc,))
+    if not marker_exists(path):
+        return Marker(path, False)
+    try:
+        if lang is None:
+            lang = message_language(environ)
+        return _parse(path, lang)
+    except Exception as exc:  # pragma: no cover - defensive: _parse catches
+        return Marker(path, True, problem=_describe(exc))
+
+
+def _describe(exc):
+    name = type(exc).__name__
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return "%s: %s" % (name, text) if text else name
+
+
+def _parse(path, lang):
+    if os.path.isdir(path):
+        return Marker(path, True, problem="it is a directory")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_MARKER_BYTES + 1)
+    except OSError as exc:
+        return Marker(path, True, problem="cannot read it: %s" % (exc.strerror or exc,))
+    if len(data) > MAX_MARKER_BYTES:
+        return Marker(path, True, problem="larger than %d bytes" % MAX_MARKER_BYTES)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return Marker(path, True, problem="not valid UTF-8")
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text, source=path)
+    except configparser.Error as exc:
+        return Marker(path, True, problem=_describe(exc))
+    except Exception as exc:
+        return Marker(path, True, problem=_describe(exc))
+    if not parser.has_section(SECTION):
+        return Marker(path, True, problem="no [%s] section" % SECTION)
+    section = parser[SECTION]
+    for key in _candidate_keys(lang):
+        value = section.get(key)  # option names are case-insensitive, as in pip
+        if value is not None and value.strip():
+            return Marker(path, True, text=value.strip("\n"), key=key)
+    return Marker(path, True, problem="no Error key in [%s]" % SECTION)
+
+
+def state(environ=None):
+    """The marker/venv facts of the running interpreter, as plain data (JSON-ready)."""
+    venv = in_virtualenv()
+    marker = read(environ=environ)
+    return {
+        "virtualenv": venv,
+        "marker_path": marker.path,
+        "marker_exists": marker.exists,
+        "applies": bool(marker.exists and not venv),
+        "message": marker.message if marker.exists else None,
+        "message_key": marker.key,
+        "problem": marker.problem,
+    }

@@ -1,0 +1,187 @@
+"""The runtime tree deployed into interpreters: sitewarden plus a private packaging.
+
+Built from the running CLI's own files.  ``packaging`` is copied from the
+CLI's environment into ``sitewarden/_vendor/packaging`` (relative imports
+only, checked), so the deployed guard never imports, shadows or depends on a
+``packaging`` the target interpreter may or may not have.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+import sitewarden
+
+#: packaging modules the runtime needs (``licenses`` and ``metadata`` are not).
+VENDORED_PACKAGING_SKIP = {"licenses", "metadata.py", "py.typed", "__pycache__"}
+
+
+def package_dir() -> Path:
+    return Path(sitewarden.__file__).resolve().parent
+
+
+def hooks_dir() -> Path:
+    """Where ``sitewarden.pth``, ``sitewarden.start`` and the sitecustomize block are."""
+    try:
+        import sitewarden._hooks as hooks
+
+        for entry in hooks.__path__:
+            if (Path(entry) / "sitewarden.pth").is_file():
+                return Path(entry)
+    except ImportError:
+        pass
+    checkout = package_dir().parent.parent / "hooks"  # src/sitewarden -> hooks
+    if (checkout / "sitewarden.pth").is_file():
+        return checkout
+    raise FileNotFoundError("sitewarden's hooks directory is missing from this installation")
+
+
+def hook_text(name: str) -> str:
+    return (hooks_dir() / name).read_text(encoding="utf-8")
+
+
+def _runtime_sources() -> list[tuple[str, Path]]:
+    """``(relative path inside the deployed tree, source file)`` pairs."""
+    out = []
+    pkg = package_dir()
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg)
+        if "__pycache__" in rel.parts or rel.parts[0] in ("_vendor", "_hooks"):
+            continue
+        out.append(("sitewarden/" + rel.as_posix(), path))
+    vendor = pkg / "_vendor"
+    if (vendor / "packaging" / "__init__.py").is_file():  # running from a deployed copy
+        src = vendor / "packaging"
+    else:
+        import packaging
+
+        src = Path(packaging.__file__).resolve().parent
+    out.append(("sitewarden/_vendor/__init__.py", None))
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src)
+        if rel.parts[0] in VENDORED_PACKAGING_SKIP or "__pycache__" in rel.parts:
+            continue
+        if path.is_file() and path.suffix == ".py":
+            out.append(("sitewarden/_vendor/packaging/" + rel.as_posix(), path))
+    out.extend(_packaging_licenses(src))
+    return out
+
+
+def _packaging_licenses(src: Path) -> list[tuple[str, Path]]:
+    """packaging's licence texts travel with the vendored copy."""
+    found = [p for p in src.glob("LICENSE*") if p.is_file()]  # a deployed copy keeps them here
+    if not found:
+        try:
+            from importlib.metadata import distribution
+
+            dist = distribution("packaging")
+            found = [
+                Path(dist.locate_file(f)).resolve()
+                for f in (dist.files or [])
+                if Path(str(f)).name.startswith("LICENSE")
+            ]
+        except Exception:
+            found = []
+    return [("sitewarden/_vendor/packaging/" + p.name, p) for p in found if p.is_file()]
+
+
+VENDOR_INIT = (
+    '"""Private copies of third-party code, importable only as sitewarden._vendor.*."""\n'
+)
+
+
+def runtime_files() -> dict[str, bytes]:
+    """The deployed tree's files (relative path -> bytes), validated."""
+    files = {}
+    for rel, path in _runtime_sources():
+        data = VENDOR_INIT.encode() if path is None else path.read_bytes()
+        vendored = rel.startswith("sitewarden/_vendor/packaging/") and rel.endswith(".py")
+        if vendored and _absolute_packaging_imports(data):
+            raise RuntimeError("vendored packaging imports itself absolutely in " + rel)
+        files[rel] = data
+    return files
+
+
+def _absolute_packaging_imports(source: bytes) -> list[int]:
+    """Line numbers of ``import packaging...`` statements, which would escape the vendored copy."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(n == "packaging" or n.startswith("packaging.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def digest(files: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + files[rel] + b"\0")
+    return h.hexdigest()[:16]
+
+
+def write_tree(root: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` under ``root`` with modes 0644/0755, whatever the umask."""
+    for rel, data in files.items():
+        dest = root / rel
+        parent = dest.parent
+        if not parent.is_dir():
+            parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+        os.chmod(dest, 0o644)
+    for dirpath, _dirs, _files in os.walk(root):
+        os.chmod(dirpath, 0o755)
+
+
+def _private_cache_root() -> Path | None:
+    """A cache directory only this user can write to, or None.
+
+    The probe runs the cached copy inside target interpreters, possibly as
+    root: a directory another user could write to would let them run code.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    root = Path(base) / "sitewarden" / "runtime"
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for d in (root, root.parent):
+            st = os.lstat(d)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                return None
+    except OSError:
+        return None
+    return root
+
+
+def probe_payload() -> Path:
+    """A directory holding the runtime tree, for running the probe in a target.
+
+    Cached by content hash in the user's cache, so each target compiles it
+    once; a private temporary directory when no safe cache exists.
+    """
+    files = runtime_files()
+    key = "%s-%s" % (sitewarden.__version__, digest(files))
+    root = _private_cache_root()
+    if root is None:
+        tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
+        write_tree(tmp, files)
+        return tmp
+    final = root / key
+    if (final / "sitewarden" / "__init__.py").is_file():
+        return final
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+    write_tree(staging, files)
+    try:
+        os.rename(staging, final)
+    except OSError:  # another process won the race
+        shutil.rmtree(staging, ignore_errors=True)
+    return final

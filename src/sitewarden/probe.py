@@ -1,0 +1,122 @@
+"""Facts about an interpreter, learned by running code inside it.
+
+The CLI never guesses a target's layout from outside: like uv and virtualenv,
+it runs this module in the target (``python -E -s -S``) from a private copy
+of sitewarden and reads JSON from its stdout.  Must run on CPython 3.8+ with
+only the standard library; like every module that can run inside a target,
+it imports only ``os`` and ``sys`` at module level.
+"""
+
+import os
+import sys
+
+#: Version of the facts format, checked by the CLI.
+FACTS_FORMAT = 1
+
+
+def _sitecustomize_location(search_path):
+    """The file ``import sitecustomize`` would load, searched on the site-enabled path."""
+    from importlib.machinery import PathFinder
+
+    try:
+        spec = PathFinder.find_spec("sitecustomize", search_path)
+    except Exception:
+        return None
+    if spec is None:
+        return None
+    return spec.origin
+
+
+def facts():
+    """Install-relevant facts of this interpreter, as JSON-ready data."""
+    import site
+    import sysconfig
+
+    from . import marker
+
+    scheme = marker.default_scheme()
+    paths = sysconfig.get_paths(scheme)
+    try:
+        user_site = site.getusersitepackages()
+    except Exception:
+        user_site = None
+    try:
+        site_dirs = list(site.getsitepackages())
+    except Exception:  # old virtualenv's site.py had no getsitepackages
+        site_dirs = []
+    search_path = [p for p in sys.path if p] + [d for d in site_dirs if d not in sys.path]
+    if user_site and user_site not in search_path:
+        search_path.insert(0, user_site)
+    return {
+        "format": FACTS_FORMAT,
+        "implementation": sys.implementation.name,
+        "version": list(sys.version_info[:3]),
+        "version_string": sys.version.split()[0],
+        "executable": sys.executable,
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "virtualenv": marker.in_virtualenv(),
+        "scheme": scheme,
+        "purelib": paths.get("purelib"),
+        "platlib": paths.get("platlib"),
+        "stdlib": paths.get("stdlib"),
+        "scripts": paths.get("scripts"),
+        "site_dirs": site_dirs,
+        "user_site": user_site,
+        "user_site_enabled": bool(site.check_enableusersite()),
+        "sitecustomize": _sitecustomize_location(search_path),
+        "cache_tag": sys.implementation.cache_tag,
+        "marker": marker.state(),
+        "uid": os.getuid() if hasattr(os, "getuid") else None,
+    }
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    kind = argv[0] if argv else "facts"
+    if kind == "facts":
+        data = facts()
+    elif kind == "check":
+        from . import check
+
+        data = check.collect()
+    else:
+        raise SystemExit("unknown probe %r" % (kind,))
+    import json
+
+    sys.stdout.write(json.dumps(data))
+    sys.stdout.flush()
+
+
+#: Run by the CLI in the target as ``-c BOOTSTRAP <payload dir> <kind>``.
+#: Python 2 compatible on purpose, so an unsupported interpreter says so in JSON.
+BOOTSTRAP = """\
+import sys
+impl = getattr(getattr(sys, 'implementation', None), 'name', 'cpython')
+if sys.version_info < (3, 8) or impl != 'cpython':
+    sys.stdout.write('{"unsupported": true, "implementation": "%s", "version": "%d.%d.%d"}'
+                     % ((impl,) + tuple(sys.version_info[:3])))
+    sys.exit(0)
+payload = sys.argv[1]
+del sys.argv[1]
+for _name in [m for m in sys.modules if m == 'sitewarden' or m.startswith('sitewarden.')]:
+    del sys.modules[_name]
+sys.path.insert(0, payload)
+import sitewarden.probe
+sys.path.remove(payload)
+sitewarden.probe.main()
+"""
+
+#: Run in the target with a normal start: is the guard loaded, and from where?
+STATUS_SCRIPT = """\
+import json, sys
+finders = [f for f in sys.meta_path if getattr(f, '_sitewarden_finder', False) is True]
+mod = sys.modules.get('sitewarden')
+sys.stdout.write(json.dumps({
+    'active': bool(finders),
+    'meta_path_index': sys.meta_path.index(finders[0]) if finders else None,
+    'module_file': getattr(mod, '__file__', None),
+    'version': getattr(mod, '__version__', None),
+    'modules': sorted(sys.modules),
+}))
+"""

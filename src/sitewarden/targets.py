@@ -1,0 +1,142 @@
+"""Target interpreters: resolve ``--python``, run probes in them, read their facts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import payload, probe
+
+PROBE_TIMEOUT = 120
+
+
+class TargetError(Exception):
+    """The target is not something sitewarden can work with (exit status 2)."""
+
+
+@dataclass
+class Target:
+    """A CPython 3.8+ interpreter, described by the facts its probe printed."""
+
+    executable: str
+    facts: dict[str, Any] = field(repr=False)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return tuple(self.facts["version"][:2])  # type: ignore[return-value]
+
+    @property
+    def label(self) -> str:
+        return "%s (Python %s)" % (self.executable, self.facts["version_string"])
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["facts"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def resolve_executable(python: str | None) -> str:
+    """``--python`` as given (a path or a command name), or this interpreter."""
+    if python is None:
+        return sys.executable
+    if os.sep not in python:
+        found = shutil.which(python)
+        if found is None:
+            raise TargetError("%s: no such command on PATH" % python)
+        return found
+    path = os.path.abspath(python)
+    if not os.path.exists(path):
+        raise TargetError("%s: no such file" % python)
+    if os.path.isdir(path) or not os.access(path, os.X_OK):
+        raise TargetError("%s: not an executable Python interpreter" % python)
+    return path
+
+
+def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None) -> Any:
+    root = payload.probe_payload()
+    argv = [executable, *flags, "-c", probe.BOOTSTRAP, str(root), kind]
+    try:
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT, env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise TargetError("%s: cannot run it: %s" % (executable, exc.strerror or exc)) from None
+    except subprocess.TimeoutExpired:
+        raise TargetError("%s: no answer within %d s" % (executable, PROBE_TIMEOUT)) from None
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError:
+        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise TargetError(
+            "%s: not a CPython 3.8+ interpreter (%s)" % (executable, detail[:200])
+        ) from None
+    if isinstance(data, dict) and data.get("unsupported"):
+        raise TargetError(
+            "%s is %s %s; sitewarden supports CPython 3.8 and newer"
+            % (executable, data.get("implementation"), data.get("version"))
+        )
+    if proc.returncode != 0:
+        raise TargetError("%s: probe failed: %s" % (executable, proc.stderr.strip()[-300:]))
+    return data
+
+
+def probe_target(python: str | None = None) -> Target:
+    """Run the facts probe (``-E -S``: no site, no environment) in the target."""
+    executable = resolve_executable(python)
+    facts = _run_payload(executable, "facts", ["-E", "-S"], None)
+    return Target(executable, facts)
+
+
+def run_check(target: Target) -> dict[str, Any]:
+    """Run the full check inside the target as a normal process would start,
+    in this environment and working directory, with the guard itself disabled."""
+    env = dict(os.environ)
+    env["SITEWARDEN_DISABLE"] = "1"
+    return _run_payload(target.executable, "check", [], env)
+
+
+def startup_status(target: Target, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Start the target normally and report whether the guard got loaded."""
+    env = dict(os.environ if env is None else env)
+    env.pop("SITEWARDEN_DISABLE", None)
+    try:
+        proc = subprocess.run(
+            [target.executable, "-c", probe.STATUS_SCRIPT],
+            capture_output=True, text=True, timeout=PROBE_TIMEOUT, env=env,
+            stdin=subprocess.DEVNULL, cwd=os.path.sep,
+        )
+        data = json.loads(proc.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return {"active": False, "error": str(exc), "stderr": ""}
+    data["stderr"] = proc.stderr
+    return data
+
+
+def base_interpreter_hint() -> str | None:
+    """The base interpreter of the virtual environment this CLI runs in."""
+    candidate = getattr(sys, "_base_executable", None)
+    if (
+        candidate
+        and os.path.realpath(candidate) != os.path.realpath(sys.executable)
+        and Path(candidate).exists()
+    ):
+        return candidate
+    cfg = Path(sys.prefix) / "pyvenv.cfg"
+    try:
+        for line in cfg.read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home":
+                exe = Path(value.strip()) / ("python%d.%d" % sys.version_info[:2])
+                if exe.exists():
+                    return str(exe)
+    except OSError:
+        pass
+    return None

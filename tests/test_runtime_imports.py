@@ -1,0 +1,79 @@
+"""Startup is sacred: the runtime imports only os and sys at module level.
+
+Every module that can run inside a guarded interpreter (everything but the
+CLI's own modules) is held to it by an AST walk, so a lint autofix or a
+typing pass cannot quietly add ``contextlib`` or ``typing`` to startup, as
+happened to virtualenv and setuptools.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "sitewarden"
+
+#: Modules that only ever run in the CLI process, never inside a guarded interpreter.
+CLI_MODULES = {"cli", "deploy", "payload", "render", "targets", "__main__"}
+
+ALLOWED = {"os", "sys"}
+
+
+def runtime_modules():
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        if rel.parts[0] in ("_vendor", "_hooks"):
+            continue
+        name = ".".join(rel.with_suffix("").parts)
+        if name not in CLI_MODULES:
+            out.append(pytest.param(path, id=name))
+    return out
+
+
+def module_level_imports(tree):
+    """Imports executed when the module is imported (not inside functions/classes)."""
+    found = []
+
+    def visit(nodes):
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.extend((a.name, node.lineno) for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                mod = "." * node.level + (node.module or "")
+                found.append((mod, node.lineno))
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    for child in getattr(node, field, []) or []:
+                        visit(child.body if isinstance(child, ast.ExceptHandler) else [child])
+
+    visit(tree.body)
+    return found
+
+
+def test_runtime_modules_found():
+    names = {p.id for p in runtime_modules()}
+    assert {"__init__", "_startup", "settings", "marker"} <= names
+
+
+@pytest.mark.parametrize("path", runtime_modules())
+def test_module_level_imports_are_os_and_sys_only(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = [(m, line) for m, line in module_level_imports(tree) if m not in ALLOWED]
+    assert not bad, "%s imports at module level: %s (defer them into functions)" % (
+        path.name, bad)
+
+
+@pytest.mark.parametrize("path", runtime_modules())
+def test_runtime_is_python38_syntax(path):
+    ast.parse(path.read_text(encoding="utf-8"), feature_version=(3, 8))
+
+
+def test_hooks_only_touch_os_before_deciding():
+    pth = (SRC.parent.parent / "hooks" / "sitewarden.pth").read_text()
+    lines = [line for line in pth.splitlines() if line.strip() and not line.startswith("#")]
+    assert len(lines) == 1 and lines[0].startswith("import os;")
+    # The kill switch is read before anything of sitewarden is imported.
+    assert lines[0].index("SITEWARDEN_DISABLE") < lines[0].index("sitewarden._startup")
+    start = (SRC.parent.parent / "hooks" / "sitewarden.start").read_text().split()
+    assert start == ["sitewarden._startup:activate"]
