@@ -16,10 +16,26 @@ import sys
 ENTRY_POINT = "sitewarden._startup:activate"
 
 #: Fully qualified module names whose import arms a hook, mapped to the
-#: ``module:function`` (inside this package) that receives the spec.
-#: Looked up with one dict access per import; the hook module is imported only
-#: when a watched module is imported.
-HOOKS = {}
+#: ``module:function`` (inside this package) that patches the module right
+#: after it executed (see ``patching``).  Looked up with one dict access per
+#: import; nothing of the hook is imported until a watched module is.
+HOOKS = {
+    # pip 9
+    "pip.commands.install": "pip_guard:on_install_module",
+    "pip.commands.uninstall": "pip_guard:on_uninstall_module",
+    "pip.utils": "pip_guard:on_misc_module",
+    # pip 10 and later
+    "pip._internal.commands.install": "pip_guard:on_install_module",
+    "pip._internal.commands.uninstall": "pip_guard:on_uninstall_module",
+    "pip._internal.utils.misc": "pip_guard:on_misc_module",
+    "ensurepip": "ensurepip_guard:on_module",
+    "setuptools.command.install": "setuptools_guard:on_install_module",
+    "setuptools.command.develop": "setuptools_guard:on_develop_module",
+    "setuptools.command.easy_install": "setuptools_guard:on_easy_install_module",
+    "distutils.command.install": "setuptools_guard:on_install_module",
+    "setuptools._distutils.command.install": "setuptools_guard:on_install_module",
+    "installer._core": "installer_guard:on_core_module",
+}
 
 #: Called once, at the first import after ``site`` has finished building
 #: ``sys.path`` (``module:function`` inside this package), with the finder.
@@ -78,7 +94,7 @@ class SitewardenFinder:
                         pass
             if hook is not None:
                 # Installer hooks fail closed: their exceptions propagate.
-                return _call(hook, self, fullname, path, target)
+                return _call("patching:spec_with_hook", self, fullname, path, target, hook)
             return None
         finally:
             self._busy.discard(ident)

@@ -1,0 +1,138 @@
+"""PEP 668 refusals: when to refuse, the override, and pip's message.
+
+Runtime module (imported only once an installer starts).  Semantics are pip
+23's, for every installer: refused outside a virtual environment when the
+marker exists, unless overridden by ``--break-system-packages``,
+``PIP_BREAK_SYSTEM_PACKAGES`` (pip's true values) or ``break-system-packages
+= true`` in the ``[global]``, ``[install]`` or ``[uninstall]`` section of a
+pip configuration file pip itself reads.
+"""
+
+import os
+import sys
+
+FLAG = "--break-system-packages"
+ENV = "PIP_BREAK_SYSTEM_PACKAGES"
+CONFIG_KEY = "break-system-packages"
+#: Set by the guard in a process whose install it allowed through an override,
+#: so that build subprocesses it starts (setup.py install) are allowed too.
+INHERITED = "_SITEWARDEN_OVERRIDE"
+
+PIP_ERROR_STATUS = 1
+
+NOTE = (
+    "note: If you believe this is a mistake, please contact your Python installation or OS "
+    "distribution provider. You can override this, at the risk of breaking your Python "
+    "installation or OS, by passing --break-system-packages or setting "
+    "PIP_BREAK_SYSTEM_PACKAGES=1."
+)
+HINT = "hint: See PEP 668 for the detailed specification."
+
+
+def _true(value):
+    from .settings import TRUE_VALUES
+
+    return str(value).strip().lower() in TRUE_VALUES
+
+
+def pip_config_files(environ=None):
+    """The configuration files pip reads, in pip's order (later wins)."""
+    environ = os.environ if environ is None else environ
+    explicit = environ.get("PIP_CONFIG_FILE")
+    if explicit is not None and os.path.abspath(explicit) == os.devnull:
+        return []
+    if _true(environ.get("PIP_ISOLATED", "")):
+        files = []
+    else:
+        xdg_dirs = environ.get("XDG_CONFIG_DIRS", "") or "/etc/xdg"
+        files = [os.path.join(d, "pip", "pip.conf") for d in xdg_dirs.split(os.pathsep) if d]
+        files.append("/etc/pip.conf")
+        home = os.path.expanduser("~")
+        files.append(os.path.join(home, ".pip", "pip.conf"))
+        config_home = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files.append(os.path.join(config_home, "pip", "pip.conf"))
+    files.append(os.path.join(sys.prefix, "pip.conf"))
+    if explicit:
+        files.append(explicit)
+    return files
+
+
+def config_override(command, environ=None):
+    """``break-system-packages = true`` in a pip config file, for ``command``.
+
+    pip applies ``[global]`` then the command's own section; a later file wins.
+    """
+    import configparser
+
+    value = None
+    for path in pip_config_files(environ):
+        if not os.path.isfile(path):
+            continue
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(path, encoding="utf-8")
+        except Exception:
+            continue
+        for section in ("global", command):
+            if parser.has_option(section, CONFIG_KEY):
+                value = parser.get(section, CONFIG_KEY)
+    return value is not None and _true(value)
+
+
+def override_active(command="install", flag=False, environ=None):
+    """Is PEP 668 overridden for this ``command`` (install or uninstall)?"""
+    environ = os.environ if environ is None else environ
+    if flag or _true(environ.get(ENV, "")) or environ.get(INHERITED) == "1":
+        return True
+    try:
+        return config_override(command, environ)
+    except Exception:
+        return False
+
+
+def applies():
+    """Does the marker apply to this interpreter (outside a venv)?  Fails closed."""
+    try:
+        from . import marker
+
+        return marker.applies()
+    except Exception:
+        return sys.prefix == getattr(sys, "base_prefix", sys.prefix)
+
+
+def message():
+    """pip's ``externally-managed-environment`` error, with the marker's text."""
+    try:
+        from . import marker
+
+        text = marker.read().message
+    except Exception:
+        from .marker import DEFAULT_MESSAGE
+
+        text = DEFAULT_MESSAGE.format(reason="it could not be read")
+    lines = text.splitlines() or [""]
+    body = "\u2570\u2500> " + lines[0] + "".join("\n    " + ln if ln else "\n" for ln in lines[1:])
+    return "\n".join([
+        "error: externally-managed-environment",
+        "",
+        "\u00d7 This environment is externally managed",
+        body,
+        "",
+        NOTE,
+        HINT,
+    ])
+
+
+def write_message(stream=None):
+    stream = sys.stderr if stream is None else stream
+    text = message()
+    try:
+        stream.write(text + "\n")
+    except UnicodeEncodeError:  # a C/ASCII locale: pip falls back the same way
+        stream.write(text.replace("\u00d7", "x").replace("\u2570\u2500>", "+->") + "\n")
+    stream.flush()
+
+
+def allow_children():
+    """Let subprocesses of an overridden install (builds, setup.py) through."""
+    os.environ[INHERITED] = "1"

@@ -1,0 +1,154 @@
+"""PEP 668's second rule: installers change files only in their own scheme.
+
+Once an installer starts in this process (never before: ordinary processes
+pay nothing), an audit hook refuses, with ``PermissionError``, any write,
+rename, deletion or permission change under the protected directories: the
+standard library and every site directory that is not one the installer
+writes to (Debian's ``/usr/lib/python3/dist-packages``...).  Audit hooks can't
+be removed, so the hook is added once and checks a flag.  Runtime module.
+"""
+
+import os
+import sys
+
+_state = {"armed": False, "hooked": False, "protected": None, "refused": []}
+
+_WRITE_FLAGS = None
+
+
+def own_dirs():
+    """Directories installers of this interpreter may write to: the default
+    scheme's purelib/platlib and the user site."""
+    import site
+    import sysconfig
+
+    from .marker import default_scheme
+
+    paths = sysconfig.get_paths(default_scheme())
+    dirs = [paths.get("purelib"), paths.get("platlib")]
+    try:
+        dirs.append(site.getusersitepackages())
+    except Exception:
+        pass
+    return [os.path.realpath(d) for d in dirs if d]
+
+
+def protected_dirs():
+    """The stdlib and every site directory that is not one of :func:`own_dirs`."""
+    import site
+    import sysconfig
+
+    from .marker import default_scheme
+
+    own = set(own_dirs())
+    paths = sysconfig.get_paths(default_scheme())
+    candidates = [paths.get("stdlib"), paths.get("platstdlib")]
+    try:
+        candidates.extend(site.getsitepackages())
+    except Exception:
+        pass
+    out = []
+    for d in candidates:
+        if not d:
+            continue
+        real = os.path.realpath(d)
+        if real in own or real in out:
+            continue
+        if any(real.startswith(o + os.sep) for o in own):
+            continue
+        out.append(real)
+    # A venv's own site-packages lives under its prefix; the base's stdlib stays protected.
+    return out
+
+
+def _under(path, roots):
+    for root in roots:
+        if path == root or path.startswith(root + os.sep):
+            return root
+    return None
+
+
+def protected_root(path):
+    """The protected directory ``path`` is in, or None."""
+    if _state["protected"] is None:
+        _state["protected"] = protected_dirs()
+    try:
+        real = os.path.realpath(os.fsdecode(path))
+    except Exception:
+        return None
+    return _under(real, _state["protected"])
+
+
+def _is_write(mode, flags):
+    if isinstance(mode, str):
+        return any(c in mode for c in "wax+")
+    if isinstance(flags, int):
+        return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+    return False
+
+
+# event -> indexes of the path arguments that get modified
+_PATH_EVENTS = {
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.mkdir": (0,),
+    "os.rename": (0, 1),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.truncate": (0,),
+    "os.utime": (0,),
+    "os.symlink": (1,),
+    "os.link": (1,),
+    "shutil.rmtree": (0,),
+    "shutil.move": (0, 1),
+    "shutil.copyfile": (1,),
+    "shutil.copymode": (1,),
+    "shutil.copystat": (1,),
+}
+
+
+def _audit(event, args):
+    if not _state["armed"]:
+        return
+    if event == "open":
+        if len(args) < 3 or not _is_write(args[1], args[2]):
+            return
+        paths = (args[0],)
+    else:
+        indexes = _PATH_EVENTS.get(event)
+        if indexes is None:
+            return
+        paths = tuple(args[i] for i in indexes if i < len(args))
+    for path in paths:
+        if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+            continue  # file descriptors
+        root = protected_root(path)
+        if root is not None:
+            import errno
+
+            _state["refused"].append((event, os.fsdecode(path)))
+            raise PermissionError(
+                errno.EACCES,
+                "sitewarden: %s is in %s, which the installer must not change (PEP 668: "
+                "installers modify only the directories of the scheme they install into)"
+                % (os.fsdecode(path), root),
+                os.fsdecode(path),
+            )
+
+
+def arm():
+    """Start refusing changes to protected directories in this process."""
+    if not _state["hooked"]:
+        sys.addaudithook(_audit)
+        _state["hooked"] = True
+    _state["protected"] = protected_dirs()
+    _state["armed"] = True
+
+
+def disarm():
+    _state["armed"] = False
+
+
+def refused():
+    """``(event, path)`` pairs refused so far (for the installer's final report)."""
+    return list(_state["refused"])
