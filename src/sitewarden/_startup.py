@@ -81,6 +81,7 @@ class SitewardenFinder:
         try:
             if not self.started and not _site_running():
                 self.started = True
+                _move_to_front(self)
                 for target_name in STARTED_HOOKS:
                     try:
                         _call(target_name, self)
@@ -101,6 +102,16 @@ class SitewardenFinder:
 
     def invalidate_caches(self):
         pass
+
+
+def _move_to_front(finder):
+    """Finders that later .pth files put ahead (``_distutils_hack``) must not
+    hide watched modules from the guard.  Safe during the import system's
+    iteration: entries after ours keep their indexes."""
+    meta_path = sys.meta_path
+    if meta_path and meta_path[0] is not finder and finder in meta_path:
+        meta_path.remove(finder)
+        meta_path.insert(0, finder)
 
 
 def _site_running():

@@ -1,0 +1,172 @@
+"""The benchmark scenarios of ``benchmarks/run`` (issue: prove sitewarden costs nothing)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from bench_lib import Comparison, Sample, compare_commands, compare_instructions, spawn
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("SITEWARDEN_TEST_CACHE",
+                            Path.home() / ".cache" / "sitewarden-tests")) / "bench"
+
+
+class Skip(Exception):
+    pass
+
+
+def newest_cpython() -> str:
+    found = []
+    for exe in glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3.*[0-9]")):
+        m = re.search(r"versions/3\.(\d+)\.(\d+)/bin/python3\.\d+$", exe)
+        if m:
+            found.append(((int(m.group(1)), int(m.group(2))), exe))
+    if not found:
+        return sys.executable
+    return max(found)[1]
+
+
+class Context:
+    def __init__(self, tmp: Path, repeat: int, python: str | None) -> None:
+        self.tmp = tmp
+        self.repeat = repeat
+        self.python = python or newest_cpython()
+        self.base_env = {k: v for k, v in os.environ.items()
+                         if not k.startswith(("PYTHON", "SITEWARDEN_", "PIP_"))}
+
+    def cli(self, *args: str, env: dict[str, str] | None = None) -> None:
+        proc = subprocess.run([sys.executable, "-m", "sitewarden", *args], capture_output=True,
+                              text=True, env=dict(self.base_env, **(env or {})))
+        if proc.returncode != 0:
+            raise RuntimeError("sitewarden %s failed: %s" % (" ".join(args), proc.stderr))
+
+    def user_base(self, name: str) -> tuple[Path, dict[str, str]]:
+        base = self.tmp / name
+        env = dict(self.base_env, PYTHONUSERBASE=str(base))
+        out = subprocess.run([self.python, "-c", "import site; print(site.getusersitepackages())"],
+                             capture_output=True, text=True, env=env, check=True).stdout.strip()
+        Path(out).mkdir(parents=True, exist_ok=True)
+        return Path(out), env
+
+
+def _row(comp: Comparison, target: str = "", note: str = "") -> dict[str, object]:
+    row = comp.row()
+    row["target"] = target
+    row["note"] = note
+    return row
+
+
+def _modules(python: str, env: dict[str, str]) -> set[str]:
+    out = subprocess.run([python, "-c", "import sys; print('\\n'.join(sys.modules))"],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    return set(out.split())
+
+
+def _distutils_hack(site: Path) -> None:
+    """setuptools' distutils-precedence.pth + _distutils_hack, from its wheel (reference)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    wheels = sorted(CACHE.glob("setuptools-*.whl"))
+    if not wheels:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--only-binary=:all:", "setuptools", "-d", str(CACHE)], check=True)
+        wheels = sorted(CACHE.glob("setuptools-*.whl"))
+    with zipfile.ZipFile(wheels[-1]) as zf:
+        for name in zf.namelist():
+            if name.startswith("_distutils_hack/") or name == "distutils-precedence.pth":
+                zf.extract(name, site)
+
+
+def startup(ctx: Context) -> list[dict[str, object]]:
+    """`python -c pass`: no deployment vs the guard deployed (and setuptools' hook)."""
+    _, empty = ctx.user_base("ub-empty")
+    _, guarded = ctx.user_base("ub-guard")
+    ctx.cli("install", "--python", ctx.python, "--user", env=guarded)
+    dh_site, dh = ctx.user_base("ub-distutils-hack")
+    _distutils_hack(dh_site)
+    added = sorted(_modules(ctx.python, guarded) - _modules(ctx.python, empty))
+    note = "modules added: %s" % (", ".join(added) or "none")
+    version = subprocess.run([ctx.python, "-c", "import sys; print(sys.version.split()[0])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    argv = [ctx.python, "-c", "pass"]
+    rows = []
+    comp = compare_commands("startup, CPython %s: `-c pass`" % version, (argv, empty),
+                            (argv, guarded), ctx.repeat)
+    rows.append(_row(comp, "<= 1.02", note))
+    ins = compare_instructions("startup, CPython %s: instructions (millions)" % version,
+                               (argv, empty), (argv, guarded))
+    if ins is not None:
+        rows.append(_row(ins, "<= 1.02", "callgrind, PYTHONHASHSEED=0: repeatable"))
+    nobc = {"PYTHONDONTWRITEBYTECODE": "1"}
+    comp2 = compare_commands("startup, no bytecode writes (PYTHONDONTWRITEBYTECODE=1)",
+                             (argv, dict(empty, **nobc)), (argv, dict(guarded, **nobc)),
+                             ctx.repeat)
+    rows.append(_row(comp2, "<= 1.02", "bytecode compiled at deploy time"))
+    ref = compare_commands("reference: setuptools' distutils-precedence.pth", (argv, empty),
+                           (argv, dh), ctx.repeat)
+    rows.append(_row(ref, "", "the _distutils_hack startup hook, same interpreter"))
+    ins = compare_instructions("reference: distutils-precedence.pth, instructions (millions)",
+                               (argv, empty), (argv, dh))
+    if ins is not None:
+        rows.append(_row(ins, "", "callgrind"))
+    rss = Comparison("peak RSS of `-c pass` (KiB, not ms)",
+                     Sample([float(x) for x in comp.baseline.maxrss_kb]),
+                     Sample([float(x) for x in comp.candidate.maxrss_kb]))
+    row = _row(rss, "", "")
+    row["baseline_ms"] = statistics.median(comp.baseline.maxrss_kb)
+    row["candidate_ms"] = statistics.median(comp.candidate.maxrss_kb)
+    rows.append(row)
+    return rows
+
+
+IMPORT_SCRIPT = """\
+import sys, time
+sys.path.insert(0, sys.argv[1])
+t = time.perf_counter()
+for i in range(int(sys.argv[2])):
+    __import__('bench_mod_%d' % i)
+sys.stdout.write(repr(time.perf_counter() - t))
+"""
+
+
+def _in_process(argv: list[str], env: dict[str, str]) -> float:
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
+    return float(out)
+
+
+def imports(ctx: Context, count: int = 2000) -> list[dict[str, object]]:
+    """Importing 2,000 small generated modules, with the finder vs without."""
+    mods = ctx.tmp / "mods"
+    mods.mkdir(exist_ok=True)
+    for i in range(count):
+        (mods / ("bench_mod_%d.py" % i)).write_text("X = %d\n" % i)
+    _, empty = ctx.user_base("ub-empty")
+    _, guarded = ctx.user_base("ub-guard")
+    if not (Path(guarded["PYTHONUSERBASE"]) / "lib").exists() or not list(
+            Path(guarded["PYTHONUSERBASE"]).rglob("sitewarden.pth")):
+        ctx.cli("install", "--python", ctx.python, "--user", env=guarded)
+    argv = [ctx.python, "-c", IMPORT_SCRIPT, str(mods), str(count)]
+    _in_process(argv, empty)  # compile bytecode once
+    a, b = Sample(), Sample()
+    for i in range(ctx.repeat):
+        pairs = [(empty, a), (guarded, b)] if i % 2 == 0 else [(guarded, b), (empty, a)]
+        for env, sample in pairs:
+            sample.seconds.append(_in_process(argv, env))
+    comp = Comparison("import %d small modules (in-process time)" % count, a, b)
+    return [_row(comp, "<= 1.02", "first import after startup included")]
+
+
+ALL = [
+    ("startup", startup),
+    ("imports", imports),
+]
+
+_unused = (json, shutil, spawn)
