@@ -53,7 +53,7 @@ def module_level_imports(tree):
 
 def test_runtime_modules_found():
     names = {p.id for p in runtime_modules()}
-    assert {"__init__", "_startup", "settings", "marker"} <= names
+    assert {"__init__", "settings", "marker"} <= names
 
 
 @pytest.mark.parametrize("path", runtime_modules())
@@ -74,6 +74,6 @@ def test_hooks_only_touch_os_before_deciding():
     lines = [line for line in pth.splitlines() if line.strip() and not line.startswith("#")]
     assert len(lines) == 1 and lines[0].startswith("import os;")
     # The kill switch is read before anything of sitewarden is imported.
-    assert lines[0].index("SITEWARDEN_DISABLE") < lines[0].index("sitewarden._startup")
+    assert lines[0].index("SITEWARDEN_DISABLE") < lines[0].index("__import__('sitewarden')")
     start = (SRC.parent.parent / "hooks" / "sitewarden.start").read_text().split()
-    assert start == ["sitewarden._startup:activate"]
+    assert start == ["sitewarden:activate"]

@@ -67,7 +67,7 @@ def marker_findings(state):
 def collect():
     """The report, as produced inside the target interpreter."""
     from . import __version__, marker
-    from ._startup import _call
+    from . import _call
 
     state = marker.state()
     report = {

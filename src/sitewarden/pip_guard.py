@@ -1,6 +1,6 @@
 """pip, every release from 9.0 on: PEP 668 with pip 23's semantics, and rule 2.
 
-Hooks (registered in ``_startup.HOOKS``) patch pip's modules right after they
+Hooks (registered in ``sitewarden.HOOKS``) patch pip's modules right after they
 execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
 ``pip._internal`` callers are all covered:
 

@@ -22,8 +22,13 @@ def _flag(name, environ=None):
 
 
 def disabled(environ=None):
-    """``SITEWARDEN_DISABLE=1``: the guard does nothing in this process."""
-    return _flag("SITEWARDEN_DISABLE", environ)
+    """``SITEWARDEN_DISABLE`` set to anything but empty or ``0``: the guard does
+    nothing in this process (the same test the ``.pth`` line makes)."""
+    environ = os.environ if environ is None else environ
+    try:
+        return environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0")
+    except Exception:
+        return False
 
 
 def silenced_kinds(environ=None):
