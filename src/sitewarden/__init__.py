@@ -56,8 +56,8 @@ HOOKS = {
     "pip._internal.commands.install": "pip_guard:on_install_module",
     "pip._internal.commands.uninstall": "pip_guard:on_uninstall_module",
     "pip._internal.utils.misc": "pip_guard:on_misc_module",
+    "pip._internal.req.req_uninstall": "pip_guard:on_req_uninstall_module",
     "ensurepip": "ensurepip_guard:on_module",
-    "setuptools.command.install": "setuptools_guard:on_install_module",
     "setuptools.command.develop": "setuptools_guard:on_develop_module",
     "setuptools.command.easy_install": "setuptools_guard:on_easy_install_module",
     "distutils.command.install": "setuptools_guard:on_install_module",
@@ -68,7 +68,7 @@ HOOKS = {
 
 #: Called once, at the first import after ``site`` has finished building
 #: ``sys.path`` (``module:function`` inside this package), with the finder.
-STARTED_HOOKS = ["pathcheck:on_started", "shadowing:on_started"]
+STARTED_HOOKS = []
 
 
 def _call(target, *args):

@@ -5,7 +5,8 @@ other finders for the real spec, then arranges for ``after(module)`` to run
 once the module's code has run.  Nothing is patched before the module exists
 and nothing is imported that the process did not import itself.  Modelled on
 virtualenv's ``_virtualenv.py``: per-module file loaders are wrapped in
-place; shared or read-only loaders (``zipimport``) get a forwarding proxy.
+place; shared, read-only or legacy loaders (``zipimport``, which on 3.8/3.9
+has no ``exec_module``) get a forwarding proxy.
 """
 
 import sys
@@ -23,7 +24,13 @@ class _HookedLoader:
         return create(spec) if create is not None else None
 
     def exec_module(self, module):
-        self._sitewarden_loader.exec_module(module)
+        loader = self._sitewarden_loader
+        if hasattr(loader, "exec_module"):
+            loader.exec_module(module)
+        else:
+            # A legacy loader (zipimport on 3.8/3.9 has only load_module):
+            # run the module's code as importlib's own fallback would.
+            exec(loader.get_code(module.__name__), module.__dict__)
         self._sitewarden_after(module)
 
     def __getattr__(self, name):
@@ -62,8 +69,8 @@ def spec_with_hook(finder, fullname, path, target, after):
     if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):
         return spec
     loader = spec.loader
-    if not hasattr(loader, "exec_module"):
-        return spec  # legacy load_module loader: leave it alone
+    if not hasattr(loader, "exec_module") and not hasattr(loader, "get_code"):
+        return spec  # nothing we can run the module with: leave it alone
     if getattr(loader, "path", None) == spec.origin and type(loader).__name__ in (
         "SourceFileLoader", "SourcelessFileLoader"
     ):

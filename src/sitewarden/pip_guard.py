@@ -4,14 +4,18 @@ Hooks (registered in ``sitewarden.HOOKS``) patch pip's modules right after they
 execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
 ``pip._internal`` callers are all covered:
 
-- ``InstallCommand``/``UninstallCommand``: ``main`` drops
-  ``--break-system-packages`` before an old pip's parser would reject it;
+- ``InstallCommand``/``UninstallCommand``: ``main`` adds
+  ``--break-system-packages`` to an old pip's parser (so its flag, variable
+  and configuration key work as on pip 23);
   ``run`` refuses, before anything is downloaded, what pip 23 refuses (pip
   23+ refuses for itself, so it is left to do so: no double report), arms the
   scheme guard, and reports shadowed distro packages after an install.
-- ``is_local``: a distribution in a distro directory is not pip's to remove,
-  so an upgrade installs the new version locally and leaves the distro's
-  copy, as Debian's own pip does.
+- ``is_local`` (and ``UninstallPathSet._permitted``, which pip 24 stopped
+  basing on it): a distribution in a distro directory is not pip's to
+  remove, so an upgrade installs the new version locally and leaves the
+  distro's copy, as Debian's own pip does.
+pip 26.3 refuses new imports once installation starts, so ``run`` imports
+everything the guard may need before calling pip's own.
 Runtime module: imported only when pip is.
 """
 
@@ -55,34 +59,57 @@ def _exempt(options):
 
 
 def _wrap_main(cls):
+    """Make pips older than 23.0.1 accept ``--break-system-packages``.
+
+    The option is added to the command's own parser, with pip 23's ``dest``,
+    so pip's configuration machinery also maps ``PIP_BREAK_SYSTEM_PACKAGES``
+    and ``break-system-packages = true`` onto it, on every pip.
+    """
     original = cls.main
 
     def main(self, args, *rest, **kw):
         from .refusal import FLAG
 
-        args = list(args)
-        self._sitewarden_flag = FLAG in args
         parser = getattr(self, "parser", None)
-        knows_flag = parser is not None and parser.has_option(FLAG)
-        if self._sitewarden_flag and not knows_flag:
-            args = [a for a in args if a != FLAG]
+        if parser is not None and parser.get_option(FLAG) is None:
+            import optparse
+
+            parser.add_option(optparse.Option(
+                FLAG, dest="override_externally_managed", action="store_true", default=False,
+                help="Allow pip to modify an EXTERNALLY-MANAGED Python installation "
+                "(added by sitewarden)"))
         return original(self, args, *rest, **kw)
 
     main._sitewarden_original = original
     cls.main = main
 
 
+def _preload():
+    """Import now everything the guard may need later: pip 26.3 refuses new
+    imports once installation has started."""
+    import errno  # noqa: F401
+    import optparse  # noqa: F401
+
+    from . import marker, refusal, scheme_guard  # noqa: F401
+
+    try:
+        from . import install_report
+
+        install_report.preload()
+    except Exception:
+        pass
+
+
 def _wrap_run(cls, command):
     original = cls.run
 
     def run(self, options, args, *rest, **kw):
+        _preload()
         from . import refusal, scheme_guard
         from .marker import in_virtualenv
 
-        flag = getattr(self, "_sitewarden_flag", False) or bool(
-            getattr(options, "override_externally_managed", False)
-        )
-        overridden = refusal.override_active(command, flag=flag)
+        overridden = bool(getattr(options, "override_externally_managed", False)) or (
+            refusal.inherited_override())
         exempt = command == "install" and _exempt(options)
         if not pip_checks_itself() and not exempt and not overridden and refusal.applies():
             refusal.write_message()
@@ -168,6 +195,30 @@ def on_misc_module(module):
     module.is_local = is_local
 
 
+def on_req_uninstall_module(module):
+    """pip 24+ inlined ``is_local`` into ``UninstallPathSet._permitted``: a file
+    in a protected directory is not pip's to remove, even if a local
+    distribution's RECORD lists it."""
+    cls = getattr(module, "UninstallPathSet", None)
+    permitted = getattr(cls, "_permitted", None) if cls is not None else None
+    if permitted is None or getattr(permitted, "_sitewarden_original", None) is not None:
+        return
+
+    def _permitted(self, path):
+        if not permitted(self, path):
+            return False
+        from .marker import in_virtualenv
+
+        if in_virtualenv():
+            return True
+        from . import scheme_guard
+
+        return scheme_guard.protected_root(path) is None
+
+    _permitted._sitewarden_original = permitted
+    cls._permitted = _permitted
+
+
 # ------------------------------------------------------------------ reports
 
 
@@ -210,9 +261,7 @@ def _report_shadowing():
     """PEP 668's recommendation: say which distro packages the install shadows."""
     try:
         from . import install_report
-    except ImportError:
-        return
-    try:
+
         install_report.report(sys.stderr)
     except Exception:
         pass

@@ -14,8 +14,9 @@ import sys
 FLAG = "--break-system-packages"
 ENV = "PIP_BREAK_SYSTEM_PACKAGES"
 CONFIG_KEY = "break-system-packages"
-#: Set by the guard in a process whose install it allowed through an override,
-#: so that build subprocesses it starts (setup.py install) are allowed too.
+#: Set by the guard, to its own process id, in a process whose install it
+#: allowed through an override, so that the build subprocesses it starts
+#: (pip's ``setup.py install``/``develop``) are allowed too, and nothing else.
 INHERITED = "_SITEWARDEN_OVERRIDE"
 
 PIP_ERROR_STATUS = 1
@@ -82,7 +83,7 @@ def config_override(command, environ=None):
 def override_active(command="install", flag=False, environ=None):
     """Is PEP 668 overridden for this ``command`` (install or uninstall)?"""
     environ = os.environ if environ is None else environ
-    if flag or _true(environ.get(ENV, "")) or environ.get(INHERITED) == "1":
+    if flag or _true(environ.get(ENV, "")) or inherited_override(environ):
         return True
     try:
         return config_override(command, environ)
@@ -133,6 +134,15 @@ def write_message(stream=None):
     stream.flush()
 
 
+def inherited_override(environ=None):
+    """The parent process is an installer the guard let through an override."""
+    environ = os.environ if environ is None else environ
+    try:
+        return environ.get(INHERITED) == str(os.getppid())
+    except Exception:
+        return False
+
+
 def allow_children():
-    """Let subprocesses of an overridden install (builds, setup.py) through."""
-    os.environ[INHERITED] = "1"
+    """Let direct subprocesses of an overridden install (builds, setup.py) through."""
+    os.environ[INHERITED] = str(os.getpid())

@@ -11,7 +11,7 @@ be removed, so the hook is added once and checks a flag.  Runtime module.
 import os
 import sys
 
-_state = {"armed": False, "hooked": False, "protected": None, "refused": []}
+_state = {"armed": False, "hooked": False, "protected": None, "refused": [], "errno": None}
 
 _WRITE_FLAGS = None
 
@@ -68,15 +68,20 @@ def _under(path, roots):
     return None
 
 
-def protected_root(path):
-    """The protected directory ``path`` is in, or None."""
+def protected_root(path, ancestors=False):
+    """The protected directory ``path`` is in (or, with ``ancestors``, holds), or None."""
     if _state["protected"] is None:
         _state["protected"] = protected_dirs()
     try:
         real = os.path.realpath(os.fsdecode(path))
     except Exception:
         return None
-    return _under(real, _state["protected"])
+    root = _under(real, _state["protected"])
+    if root is None and ancestors:
+        for protected in _state["protected"]:
+            if protected.startswith(real + os.sep):
+                return protected
+    return root
 
 
 def _is_write(mode, flags):
@@ -86,6 +91,9 @@ def _is_write(mode, flags):
         return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
     return False
 
+
+#: Events that remove or move what they name, and so everything below it.
+_TREE_EVENTS = ("os.rmdir", "os.rename", "shutil.rmtree", "shutil.move")
 
 # event -> indexes of the path arguments that get modified
 _PATH_EVENTS = {
@@ -122,10 +130,9 @@ def _audit(event, args):
     for path in paths:
         if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
             continue  # file descriptors
-        root = protected_root(path)
+        root = protected_root(path, ancestors=event in _TREE_EVENTS)
         if root is not None:
-            import errno
-
+            errno = _state["errno"]
             _state["refused"].append((event, os.fsdecode(path)))
             raise PermissionError(
                 errno.EACCES,
@@ -137,7 +144,13 @@ def _audit(event, args):
 
 
 def arm():
-    """Start refusing changes to protected directories in this process."""
+    """Start refusing changes to protected directories in this process.
+
+    Everything the hook needs is imported here: pip 26.3 refuses imports
+    once installation has started."""
+    import errno
+
+    _state["errno"] = errno
     if not _state["hooked"]:
         sys.addaudithook(_audit)
         _state["hooked"] = True

@@ -1,5 +1,10 @@
 """setuptools and distutils: ``setup.py install``/``develop``, ``easy_install``.
 
+The plain distutils ``install.run`` is guarded (setuptools' own ``install``
+inspects its caller's frame to choose between egg and flat installs, so it
+is never wrapped), with ``develop.run`` and ``easy_install.run``; never
+``finalize_options``, which pip calls to learn install paths.
+
 Refused when the command would write into one of the interpreter's own site
 directories (default scheme, user site, distro directories) outside a virtual
 environment and without an override; ``--root`` is always allowed, as are

@@ -1,0 +1,51 @@
+"""Shared fixtures: the CLI under test, run as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["harness.fixtures"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sitewarden_cli(*args: str, env: dict[str, str] | None = None, cwd: str | None = None,
+                   user: int | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m sitewarden`` (the CLI of this checkout) in a subprocess."""
+    full_env = dict(os.environ)
+    full_env.pop("SITEWARDEN_DISABLE", None)
+    full_env.update(env or {})
+    argv = [sys.executable, "-m", "sitewarden", *args]
+    if user is not None:
+        argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups", *argv]
+    return subprocess.run(argv, capture_output=True, text=True, env=full_env, cwd=cwd,
+                          stdin=subprocess.DEVNULL, timeout=300)
+
+
+@pytest.fixture
+def cli():
+    return sitewarden_cli
+
+
+def tree_state(root: Path) -> dict[str, object]:
+    """Everything under ``root``: relative path -> (mode, bytes or link target)."""
+    out: dict[str, object] = {}
+    if not os.path.lexists(root):
+        return out
+    for dirpath, dirs, files in os.walk(root):
+        for name in sorted(dirs + files):
+            p = Path(dirpath) / name
+            rel = str(p.relative_to(root))
+            st = p.lstat()
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel] = ("dir", oct(st.st_mode & 0o7777))
+            else:
+                out[rel] = ("file", oct(st.st_mode & 0o7777), p.read_bytes())
+    return out

@@ -1,0 +1,64 @@
+"""Test harness of sitewarden: real interpreters, never the real machine's directories.
+
+* ``interpreters``: which CPythons to test against (pyenv's, Debian's).
+* ``hermetic``: a private Debian-shaped copy of any CPython 3.8+, per test.
+* ``dists``: "installed" distributions for shadowing tests.
+* ``debian_ns``: Debian's real ``/usr/bin/python3``, writable in a mount namespace.
+* ``wheels``: cached wheels from PyPI and the pip x Python matrix.
+* ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
+"""
+
+from .debian_ns import DebianNamespace, NamespaceError, available, overlay_dirs
+from .dists import make_dist
+from .environ import clean_env
+from .hermetic import (
+    DEFAULT_MARKER,
+    HermeticBuildError,
+    HermeticPython,
+    build_hermetic,
+    patch_site,
+    verify,
+)
+from .interpreters import (
+    DiscoveryError,
+    Interpreter,
+    all_interpreters,
+    debian_system_python,
+    describe,
+    interpreter_params,
+    interpreters,
+    old_interpreters,
+    pyenv_interpreters,
+)
+from .wheels import MATRIX, cache_dir, pip_dir, pip_versions_for, pip_wheel, unpacked, wheel
+
+__all__ = [
+    "DEFAULT_MARKER",
+    "MATRIX",
+    "DebianNamespace",
+    "DiscoveryError",
+    "HermeticBuildError",
+    "HermeticPython",
+    "Interpreter",
+    "NamespaceError",
+    "all_interpreters",
+    "available",
+    "build_hermetic",
+    "cache_dir",
+    "clean_env",
+    "debian_system_python",
+    "describe",
+    "interpreter_params",
+    "interpreters",
+    "make_dist",
+    "old_interpreters",
+    "overlay_dirs",
+    "patch_site",
+    "pip_dir",
+    "pip_versions_for",
+    "pip_wheel",
+    "pyenv_interpreters",
+    "unpacked",
+    "verify",
+    "wheel",
+]

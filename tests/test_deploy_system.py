@@ -1,0 +1,168 @@
+"""Deploying into system interpreters: Debian's real /usr/bin/python3 (inside a
+private mount namespace) and a hermetic Debian-shaped copy of every pyenv CPython.
+
+These are the foundation's "done when" checks: install makes every later start
+load the guard, SITEWARDEN_DISABLE keeps it out, installing twice leaves one
+.pth, uninstall restores the directory exactly, the sitecustomize hook keeps
+Debian's apport hook and is removed byte for byte, and status reports the
+real marker.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness import interpreter_params, pyenv_interpreters
+
+CLI = [sys.executable, "-m", "sitewarden"]
+
+#: Reports the state at the end of startup without importing anything (``sys``
+#: is already loaded), so no import reaches the finder: what ``-c pass`` leaves.
+SHOW = ("import sys; sys.stdout.write(repr({'finders': [type(f).__name__ for f in "
+        "sys.meta_path], 'modules': sorted(sys.modules)}))")
+
+
+def _started(run, python, env=None, *flags):
+    proc = run([python, *flags, "-c", SHOW], env=env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return ast.literal_eval(proc.stdout)
+
+
+def _guarded(run, python, env=None, *flags):
+    return "SitewardenFinder" in _started(run, python, env, *flags)["finders"]
+
+
+# ------------------------------------------------------------------ Debian
+
+
+def test_debian_install_activate_disable_uninstall(debian_ns):
+    ns = debian_ns
+    before = ns.tree_digest(str(ns.local_dir))
+    baseline = _started(ns.run, ns.executable)["modules"]
+
+    proc = ns.run([*CLI, "install", "--python", ns.executable])
+    assert proc.returncode == 0, proc.stderr
+    assert "deployed sitewarden" in proc.stdout and "active: yes" in proc.stdout
+    assert str(ns.local_dir) in proc.stdout
+
+    started = _started(ns.run, ns.executable)
+    assert "SitewardenFinder" in started["finders"]
+    # Startup imports nothing beyond the baseline but sitewarden itself.
+    assert sorted(set(started["modules"]) - set(baseline)) == ["sitewarden"]
+    assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
+    # -I and -E still load a system deployment; -S never does.
+    assert _guarded(ns.run, ns.executable, None, "-I")
+    assert _guarded(ns.run, ns.executable, None, "-E")
+    assert _guarded(ns.run, ns.executable, None, "-s")
+    assert not _guarded(ns.run, ns.executable, None, "-S")
+
+    # Installing twice upgrades in place: one .pth, one finder.
+    assert ns.run([*CLI, "install", "--python", ns.executable]).returncode == 0
+    digest = ns.tree_digest(str(ns.local_dir))
+    assert sorted(p for p in digest if p.endswith(".pth")) == [
+        "_sandboxing_egress_ca.pth", "sitewarden.pth"] or sorted(
+        p for p in digest if p.endswith(".pth") and "sitewarden" in p) == ["sitewarden.pth"]
+    assert _started(ns.run, ns.executable)["finders"].count("SitewardenFinder") == 1
+
+    proc = ns.run([*CLI, "uninstall", "--python", ns.executable])
+    assert proc.returncode == 0, proc.stderr
+    assert ns.tree_digest(str(ns.local_dir)) == before
+    assert not _guarded(ns.run, ns.executable)
+
+
+def test_debian_status_reports_real_marker(debian_ns):
+    ns = debian_ns
+    proc = ns.run([*CLI, "status", "--python", ns.executable, "--json"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    marker = data["marker"]
+    assert marker["marker_path"] == "/usr/lib/python3.11/EXTERNALLY-MANAGED"
+    assert marker["applies"] is True and marker["problem"] is None
+    assert marker["message"] == ns.read_bytes(str(ns.marker)).decode().split("Error=", 1)[1] \
+        .strip("\n").replace("\n ", "\n").replace("\n\n", "\n\n")
+    assert data["deployments"] == [] and data["active"] is False
+
+
+def test_debian_sitecustomize_hook_keeps_apport(debian_ns):
+    ns = debian_ns
+    conffile = "/etc/python3.11/sitecustomize.py"
+    original = ns.read_bytes(conffile)
+    assert b"apport_python_hook" in original
+    local_before = ns.tree_digest(str(ns.local_dir))
+
+    proc = ns.run([*CLI, "install", "--python", ns.executable, "--hook", "sitecustomize"])
+    assert proc.returncode == 0, proc.stderr
+    edited = ns.read_bytes(conffile)
+    assert edited.startswith(original), "existing content is kept, in place"
+    assert b">>> sitewarden guard >>>" in edited[len(original):]
+    assert not ns.exists(str(ns.local_dir / "sitewarden.pth"))
+    assert _guarded(ns.run, ns.executable)
+    # Debian's own hook still runs first: the stdlib link still points at the conffile.
+    probe = ns.run([ns.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"])
+    assert probe.stdout.strip() == "/usr/lib/python3.11/sitecustomize.py"
+    assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
+
+    proc = ns.run([*CLI, "uninstall", "--python", ns.executable])
+    assert proc.returncode == 0, proc.stderr
+    assert ns.read_bytes(conffile) == original
+    assert ns.tree_digest(str(ns.local_dir)) == local_before
+
+
+# ------------------------------------------------------------------ hermetic
+
+
+@pytest.mark.parametrize("base", interpreter_params(pyenv_interpreters()))
+def test_hermetic_system_install(base, make_hermetic, cli):
+    hp = make_hermetic(base)
+    env = hp.env()
+
+    def run(argv, env=env):
+        return subprocess.run([str(a) for a in argv], env=env, capture_output=True, text=True)
+
+    # Real interpreters already read .pth files at startup (Debian ships several);
+    # reading one costs modules of its own on 3.8/3.9 (_bootlocale, _locale).
+    # The baseline pays that too, so the comparison is about the guard alone.
+    (hp.distro_dir / "00-baseline.pth").write_text("# any .pth file\n")
+    before = {p.name for p in hp.local_dir.iterdir()}
+    baseline = _started(run, hp.executable)["modules"]
+    proc = cli("install", "--python", str(hp.executable), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (hp.local_dir / "sitewarden.pth").is_file()
+    started = _started(run, hp.executable)
+    assert "SitewardenFinder" in started["finders"]
+    assert sorted(set(started["modules"]) - set(baseline)) == ["sitewarden"]
+    assert not _guarded(run, hp.executable, dict(env, SITEWARDEN_DISABLE="1"))
+
+    # The same guard from the distro directory, chosen with --site-dir.
+    assert cli("uninstall", "--python", str(hp.executable), env=env).returncode == 0
+    assert {p.name for p in hp.local_dir.iterdir()} == before
+    proc = cli("install", "--python", str(hp.executable), "--site-dir", str(hp.distro_dir),
+               env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert _guarded(run, hp.executable)
+    status = json.loads(cli("status", "--python", str(hp.executable), "--json", env=env).stdout)
+    assert [d["site_dir"] for d in status["deployments"]] == [str(hp.distro_dir)]
+    assert status["marker"]["applies"] and "hermetic" in status["marker"]["message"]
+    proc = cli("uninstall", "--python", str(hp.executable), "--site-dir", str(hp.distro_dir),
+               env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in hp.distro_dir.iterdir()] == ["00-baseline.pth"]
+
+
+@pytest.mark.parametrize("base", interpreter_params(pyenv_interpreters()[-1:]))
+def test_hermetic_sitecustomize_created_and_removed(base, make_hermetic, cli):
+    hp = make_hermetic(base)
+    env = hp.env()
+    assert not (hp.local_dir / "sitecustomize.py").exists()
+    proc = cli("install", "--python", str(hp.executable), "--hook", "sitecustomize", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (hp.local_dir / "sitecustomize.py").is_file()
+    assert _guarded(lambda argv, env=env: subprocess.run(
+        [str(a) for a in argv], env=env, capture_output=True, text=True), hp.executable)
+    assert cli("uninstall", "--python", str(hp.executable), env=env).returncode == 0
+    assert list(hp.local_dir.iterdir()) == []

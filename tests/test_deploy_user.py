@@ -1,0 +1,217 @@
+"""Deploying into real interpreters: --user and --site-dir on every CPython 3.8+.
+
+Each test deploys with the real CLI, then starts the real target interpreter
+and looks at what it loaded.  PYTHONUSERBASE points at a temporary directory,
+so nothing outside it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import tree_state
+from harness import pyenv_interpreters
+
+PYTHONS = [pytest.param(i.executable, id=i.id) for i in pyenv_interpreters()]
+
+SHOW = (
+    "import json, sys; print(json.dumps({'finders': [type(f).__name__ for f in sys.meta_path], "
+    "'sw': [m for m in sys.modules if m.startswith('sitewarden')]}))"
+)
+
+
+def run(python: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    full = dict(os.environ, **env)
+    full.pop("SITEWARDEN_DISABLE", None) if "SITEWARDEN_DISABLE" not in env else None
+    return subprocess.run([python, *args], capture_output=True, text=True, env=full,
+                          stdin=subprocess.DEVNULL, timeout=120, cwd="/")
+
+
+def finders(python: str, env: dict[str, str], *flags: str) -> list[str]:
+    proc = run(python, *flags, "-c", SHOW, env=env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return json.loads(proc.stdout)["finders"]
+
+
+@pytest.fixture
+def userbase(tmp_path):
+    base = tmp_path / "userbase"
+    return {"PYTHONUSERBASE": str(base)}, base
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_user_install_activates_and_uninstall_restores(python, cli, userbase):
+    env, base = userbase
+    assert not base.exists()
+    proc = cli("install", "--python", python, "--user", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "active: yes" in proc.stdout
+
+    # Every later start loads the guard (other .pth finders may be put ahead of it
+    # during startup; it moves back to the front at the first import after startup).
+    assert finders(python, env).count("SitewardenFinder") == 1
+    proc = run(python, "-c", "import json, sys; print(type(sys.meta_path[0]).__name__)", env=env)
+    assert proc.stdout.strip() == "SitewardenFinder"
+    # The kill switch keeps it out; -s and -I skip the user site, hence the guard.
+    assert "SitewardenFinder" not in finders(python, dict(env, SITEWARDEN_DISABLE="1"))
+    assert "SitewardenFinder" not in finders(python, env, "-s")
+    assert "SitewardenFinder" not in finders(python, env, "-I")
+    assert "SitewardenFinder" not in finders(python, env, "-S")
+    # -E ignores PYTHON* variables (so PYTHONUSERBASE too): the default user
+    # site is then used; the guard is not there.  Documented, not an error.
+
+    site = next(base.rglob("site-packages"))
+    pth = sorted(p.name for p in site.iterdir() if p.suffix in (".pth", ".start"))
+    assert pth == ["sitewarden.pth", "sitewarden.start"]
+    for p in site.rglob("*"):
+        mode = p.stat().st_mode & 0o777
+        assert mode == (0o755 if p.is_dir() else 0o644), p
+
+    # A repeated install upgrades in place: still exactly one .pth, still active.
+    proc = cli("install", "--python", python, "--user", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in site.iterdir() if p.suffix == ".pth") == ["sitewarden.pth"]
+    assert finders(python, env).count("SitewardenFinder") == 1
+
+    proc = cli("uninstall", "--python", python, "--user", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not base.exists(), "uninstall leaves the directories it created"
+    assert "SitewardenFinder" not in finders(python, env)
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_uninstall_restores_existing_directory_exactly(python, cli, userbase, tmp_path):
+    env, base = userbase
+    status = json.loads(cli("status", "--python", python, "--json", env=env).stdout)
+    assert status["deployments"] == []
+    probe = run(python, "-c", "import site; print(site.getusersitepackages())", env=env)
+    site = Path(probe.stdout.strip())
+    site.mkdir(parents=True)
+    (site / "other.pth").write_text("# someone else's\n")
+    (site / "keep.py").write_text("x = 1\n")
+    before = tree_state(base)
+
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    # A process writes bytecode for the guard at runtime (an -O run).
+    assert run(python, "-O", "-c", "import sitewarden.marker", env=env).returncode == 0
+    assert cli("uninstall", "--python", python, "--user", env=env).returncode == 0
+    assert tree_state(base) == before
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_pth_processed_twice_installs_one_finder(python, cli, userbase):
+    env, base = userbase
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    site = next(base.rglob("site-packages"))
+    (site / "zz-again.pth").write_text((site / "sitewarden.pth").read_text())
+    assert finders(python, env).count("SitewardenFinder") == 1
+    proc = run(python, "-c", "import sitewarden as s, sys; s.activate(); s.activate(); "
+               "print(sum(type(f).__name__ == 'SitewardenFinder' for f in sys.meta_path))",
+               env=env)
+    assert proc.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_orphaned_pth_is_silent(python, cli, userbase):
+    env, base = userbase
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    site = next(base.rglob("site-packages"))
+    import shutil
+
+    shutil.rmtree(site / "sitewarden")
+    proc = run(python, "-c", "pass", env=env)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "SitewardenFinder" not in finders(python, env)
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_frozen_process_is_left_alone(python, cli, userbase):
+    env, _ = userbase
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    proc = run(python, "-c", "import sys; sys.frozen = True; import sitewarden as s; "
+               "s.deactivate(); print(s.activate(), [type(f).__name__ for f in sys.meta_path])",
+               env=env)
+    assert proc.stdout.startswith("None") and "SitewardenFinder" not in proc.stdout
+
+
+def test_site_dir_must_be_a_site_directory(cli, tmp_path):
+    python = PYTHONS[0].values[0]
+    proc = cli("install", "--python", python, "--site-dir", str(tmp_path))
+    assert proc.returncode == 2
+    assert "is not a site directory" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--python", "/etc/passwd"], "not an executable Python interpreter"),
+        (["--python", "/bin/true"], "not a CPython 3.8+ interpreter"),
+        (["--python", "/no/such/python"], "no such file"),
+        (["--python", "no-such-command-anywhere"], "no such command"),
+    ],
+)
+def test_not_an_interpreter(cli, argv, message):
+    proc = cli("install", *argv)
+    assert proc.returncode == 2
+    assert message in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_old_interpreters_are_refused(cli, tmp_path):
+    from harness import old_interpreters
+
+    olds = old_interpreters()
+    if not olds:
+        pytest.skip("no Python < 3.8 on this machine")
+    for python in olds:
+        proc = cli("install", "--python", python, "--user",
+                   env={"PYTHONUSERBASE": str(tmp_path)})
+        assert proc.returncode == 2
+        assert "supports CPython 3.8 and newer" in proc.stderr
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_target_is_refused_cleanly(cli):
+    """As an unprivileged user, into a root-owned site directory: one line, exit 2."""
+    if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("needs root (to switch users) and a world-readable interpreter")
+    import shutil
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sitewarden-unwritable-"))
+    try:
+        os.chmod(top, 0o755)
+        site_env = {"PYTHONUSERBASE": str(top)}
+        python = "/usr/bin/python3"
+        probe = run(python, "-c", "import site; print(site.getusersitepackages())", env=site_env)
+        site = Path(probe.stdout.strip())
+        site.mkdir(parents=True)
+        for d in [site, *site.parents]:
+            if d == top.parent:
+                break
+            os.chmod(d, 0o755)
+        proc = cli("install", "--python", python, "--user", env=site_env, user=65534)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "not writable" in proc.stderr and len(proc.stderr.splitlines()) == 1
+        assert list(site.iterdir()) == []
+    finally:
+        shutil.rmtree(top)
+
+
+def test_cli_in_a_venv_names_the_base_interpreter(tmp_path):
+    import sys
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    src = Path(__file__).resolve().parent.parent / "src"
+    env = dict(os.environ, PYTHONPATH=str(src))
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "sitewarden", "install"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 2
+    assert "virtual environment" in proc.stderr and "--python /" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
