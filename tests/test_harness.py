@@ -29,7 +29,6 @@ from harness import (
     pyenv_interpreters,
 )
 
-
 TESTS = Path(__file__).resolve().parent
 PYTHONS = interpreter_params()
 

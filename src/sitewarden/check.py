@@ -66,8 +66,7 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
-    from . import __version__, marker
-    from . import _call
+    from . import __version__, _call, marker
 
     state = marker.state()
     report = {
