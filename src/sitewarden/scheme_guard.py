@@ -11,7 +11,8 @@ be removed, so the hook is added once and checks a flag.  Runtime module.
 import os
 import sys
 
-_state = {"armed": False, "hooked": False, "protected": None, "refused": [], "errno": None}
+_state = {"armed": False, "hooked": False, "protected": None, "own": [], "refused": [],
+          "errno": None}
 
 _WRITE_FLAGS = None
 
@@ -69,17 +70,23 @@ def _under(path, roots):
 
 
 def protected_root(path, ancestors=False):
-    """The protected directory ``path`` is in (or, with ``ancestors``, holds), or None."""
+    """The protected directory ``path`` is in (or, with ``ancestors``, holds), or None.
+
+    The installer's own directories are carved out of the protected ones: on
+    most builds ``site-packages`` lives inside the stdlib directory."""
     if _state["protected"] is None:
         _state["protected"] = protected_dirs()
+        _state["own"] = own_dirs()
     try:
         real = os.path.realpath(os.fsdecode(path))
     except Exception:
         return None
     root = _under(real, _state["protected"])
+    if root is not None and _under(real, _state["own"]) is not None:
+        root = None
     if root is None and ancestors:
         for protected in _state["protected"]:
-            if protected.startswith(real + os.sep):
+            if protected.startswith(real + os.sep) and _under(real, _state["own"]) is None:
                 return protected
     return root
 
@@ -155,6 +162,7 @@ def arm():
         sys.addaudithook(_audit)
         _state["hooked"] = True
     _state["protected"] = protected_dirs()
+    _state["own"] = own_dirs()
     _state["armed"] = True
 
 
