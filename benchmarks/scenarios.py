@@ -164,9 +164,56 @@ def imports(ctx: Context, count: int = 2000) -> list[dict[str, object]]:
     return [_row(comp, "<= 1.02", "first import after startup included")]
 
 
+def _harness():
+    sys.path.insert(0, str(ROOT / "tests"))
+    import harness
+
+    return harness
+
+
+def installers(ctx: Context) -> list[dict[str, object]]:
+    """A refused install (old pip + guard vs pip 23+'s own check) and `pip list`
+    in an ordinary process (guard deployed vs not): the hooks' cost."""
+    harness = _harness()
+    py311 = [i for i in harness.pyenv_interpreters() if i.version[:2] == (3, 11)]
+    if not py311:
+        raise Skip("needs a CPython 3.11")
+    plain = harness.build_hermetic(py311[0], ctx.tmp / "hermetic-plain")
+    guarded = harness.build_hermetic(py311[0], ctx.tmp / "hermetic-guarded")
+    ctx.cli("install", "--python", str(guarded.executable), env=guarded.env())
+    old, new = harness.pip_dir("22.3.1"), harness.pip_dir("24.0")
+
+    def argv(hp, *args):
+        return [str(hp.executable), "-m", "pip", *args]
+
+    def env(hp, pip):
+        return hp.env({"PYTHONPATH": str(pip), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+    install = ("install", "--no-index", "six")
+    rows = []
+    a, b = Sample(), Sample()
+    for i in range(max(5, ctx.repeat // 4)):
+        runs = [((argv(plain, *install), env(plain, new)), a),
+                ((argv(guarded, *install), env(guarded, old)), b)]
+        for (cmd, e), sample in (runs if i % 2 == 0 else runs[::-1]):
+            secs, code, _ = spawn(cmd, e)
+            if code != 1:
+                raise RuntimeError("expected a refusal (exit 1), got %d: %s" % (code, cmd))
+            sample.seconds.append(secs)
+    rows.append(_row(Comparison("refused install: pip 22.3.1 + guard vs pip 24.0 alone", a, b),
+                     "", "time to pip's externally-managed-environment error"))
+    comp = compare_commands("`pip list` (pip 24.0): guard deployed vs not",
+                            (argv(plain, "list"), env(plain, new)),
+                            (argv(guarded, "list"), env(guarded, new)),
+                            max(5, ctx.repeat // 4))
+    rows.append(_row(comp, "<= 1.02", "pip imported, hooks armed, no install"))
+    return rows
+
+
 ALL = [
     ("startup", startup),
     ("imports", imports),
+    ("installers", installers),
 ]
 
 _unused = (json, shutil, spawn)
