@@ -24,4 +24,4 @@ lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 
 test: lint
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n auto $(PYTEST_ARGS)

@@ -210,10 +210,89 @@ def installers(ctx: Context) -> list[dict[str, object]]:
     return rows
 
 
+SHADOW_SCRIPT = """\
+import sys, time, warnings
+warnings.simplefilter('ignore')
+t = time.perf_counter()
+import shadowed_0
+sys.stdout.write(repr(time.perf_counter() - t))
+"""
+
+PD_SCRIPT = """\
+import sys, time
+t = time.perf_counter()
+import importlib.metadata as m
+m.packages_distributions()
+sys.stdout.write(repr(time.perf_counter() - t))
+"""
+
+
+def shadow_index(ctx: Context) -> list[dict[str, object]]:
+    """First shadow warning among 600 distro distributions (40 shadowed), vs
+    importlib.metadata.packages_distributions() on the same tree."""
+    harness = _harness()
+    py = [i for i in harness.pyenv_interpreters() if i.version[:2] >= (3, 10)]
+    if not py:
+        raise Skip("needs CPython 3.10+")
+    hp = harness.build_hermetic(py[-1], ctx.tmp / "hermetic-shadow")
+    ctx.cli("install", "--python", str(hp.executable), env=hp.env())
+    for i in range(600):
+        kind = "egg-info" if i % 2 else "dist-info"
+        requires = ["shadowed-%d>=1.0" % (i % 40)] if i % 7 == 0 else []
+        harness.make_dist(hp.distro_dir, "distro-%d" % i if i >= 40 else "shadowed-%d" % i,
+                          "1.0", modules={("distro_%d.py" % i) if i >= 40 else
+                                          ("shadowed_%d.py" % i): "X = 1\n"},
+                          requires=requires, kind=kind)
+    for i in range(40):
+        harness.make_dist(hp.local_dir, "shadowed-%d" % i, "2.0",
+                          modules={"shadowed_%d.py" % i: "X = 2\n"}, installer="pip")
+    env = hp.env()
+    argv_sw = [str(hp.executable), "-c", SHADOW_SCRIPT]
+    argv_pd = [str(hp.executable), "-c", PD_SCRIPT]
+    _in_process(argv_sw, env)
+    _in_process(argv_pd, dict(env, SITEWARDEN_DISABLE="1"))
+    a, b = Sample(), Sample()
+    for _ in range(max(5, ctx.repeat // 2)):
+        a.seconds.append(_in_process(argv_pd, dict(env, SITEWARDEN_DISABLE="1")))
+        b.seconds.append(_in_process(argv_sw, env))
+    comp = Comparison("shadow index + first warning (600 dists, 40 shadowed) vs "
+                      "packages_distributions()", a, b)
+    return [_row(comp, "<= 10 ms", "absolute: %.1f ms" % (statistics.median(b.seconds) * 1e3))]
+
+
+def check_vs_pip(ctx: Context) -> list[dict[str, object]]:
+    """`sitewarden check` vs `pip check` and `pip list` on Debian's system python."""
+    if not Path("/usr/bin/python3").exists():
+        raise Skip("needs /usr/bin/python3")
+    env = dict(ctx.base_env)
+    check = ([sys.executable, "-m", "sitewarden", "check", "--python", "/usr/bin/python3",
+              "--json"], env)
+    rows = []
+    for name, pip_args in (("pip check", ["check"]), ("pip list", ["list"])):
+        pip = (["/usr/bin/python3", "-m", "pip", *pip_args], env)
+        comp = _compare_any_status("`sitewarden check` vs `%s` (Debian python)" % name, pip,
+                                   check, max(5, ctx.repeat // 4))
+        rows.append(_row(comp, ">= 5x faster than pip check" if name == "pip check" else "",
+                         "ratio < 1: sitewarden is faster"))
+    return rows
+
+
+def _compare_any_status(name, baseline, candidate, repeat):
+    a, b = Sample(), Sample()
+    for i in range(repeat):
+        order = ((baseline, a), (candidate, b)) if i % 2 == 0 else ((candidate, b), (baseline, a))
+        for (argv, env), sample in order:
+            secs, _code, _ = spawn(argv, env)
+            sample.seconds.append(secs)
+    return Comparison(name, a, b)
+
+
 ALL = [
     ("startup", startup),
     ("imports", imports),
     ("installers", installers),
+    ("shadow-index", shadow_index),
+    ("check", check_vs_pip),
 ]
 
 _unused = (json, shutil, spawn)

@@ -60,6 +60,9 @@ def test_debian_pip_matrix(debian_ns, version, wheelhouse, tmp_path):
         proc = pip(*args, **env)
         assert proc.returncode == 0, (how, proc.stdout + proc.stderr)
         assert ns.tree_digest(str(ns.distro_dir)) == distro_before, how
+        # PEP 668's recommended end-of-run warning, with both versions.
+        assert "distro packages are now shadowed" in proc.stderr, proc.stderr
+        assert "six 1.17.0" in proc.stderr and "six 1.16.0" in proc.stderr, proc.stderr
         probe = ns.run([ns.executable, "-c",
                         "import six, pyparsing; print(six.__file__, six.__version__, "
                         "pyparsing.__file__, pyparsing.__version__)"])

@@ -68,7 +68,7 @@ HOOKS = {
 
 #: Called once, at the first import after ``site`` has finished building
 #: ``sys.path`` (``module:function`` inside this package), with the finder.
-STARTED_HOOKS = []
+STARTED_HOOKS = ["_watch:started"]
 
 
 def _call(target, *args):
@@ -140,21 +140,25 @@ def _move_to_front(finder):
 
 
 def _site_running():
-    """True while ``site`` is still building ``sys.path`` (running ``.pth``
-    files or ``sitecustomize``): a frame on the stack runs in site's globals."""
+    """True while the interpreter is still starting: ``site`` is building
+    ``sys.path`` (a frame runs in site's globals: ``.pth`` files,
+    ``sitecustomize``), or the import comes from the interpreter's C code with
+    no Python caller at all (3.13 imports ``linecache`` for ``-c``): such an
+    import is not the program's first."""
     site = sys.modules.get("site")
-    if site is None:
-        return False
-    site_globals = site.__dict__
+    site_globals = site.__dict__ if site is not None else None
     try:
         frame = sys._getframe(2)
     except (AttributeError, ValueError):
         return False
+    python_caller = False
     while frame is not None:
         if frame.f_globals is site_globals:
             return True
+        if not python_caller and not frame.f_code.co_filename.startswith("<frozen importlib"):
+            python_caller = True
         frame = frame.f_back
-    return False
+    return not python_caller
 
 
 def installed_finder():

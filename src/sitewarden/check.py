@@ -16,7 +16,7 @@ SEVERITIES = ("info", "low", "medium", "high")
 
 #: Extra collectors: ``module:function`` inside this package, each returning
 #: ``(section_name, section_data, findings)``; later capabilities add theirs.
-COLLECTORS = []
+COLLECTORS = ["layout:collect", "shadowing:collect", "pathcheck:collect"]
 
 
 def finding(kind, severity, message, **details):

@@ -85,6 +85,72 @@ def render_status(data: dict[str, Any], style: Style) -> str:
     return "\n".join(lines)
 
 
+def render_layout(layout: dict[str, Any], style: Style) -> list[str]:
+    """``sys.path``, one entry a line, with its class and where it came from."""
+    title = "sys.path%s" % (" (virtual environment)" if layout.get("venv") else "")
+    lines = [style.bold(title)]
+    for e in layout.get("entries", []):
+        path = e["path"] if e["path"] else "'' (%s)" % e["realpath"]
+        notes = []
+        if e.get("source") not in (None, "site", "script", "startup"):
+            notes.append("from " + e["source"])
+        if e.get("foreign"):
+            notes.append("Python %s" % e["foreign"])
+        if e.get("duplicate_of") is not None:
+            notes.append("duplicate of [%d]" % e["duplicate_of"])
+        elif e.get("same_as") is not None:
+            notes.append("same directory as [%d]" % e["same_as"])
+        if not e.get("exists"):
+            notes.append("missing")
+        if e.get("note"):
+            notes.append(e["note"])
+        cls = "%-10s" % e["class"]
+        if e["class"] == "foreign":
+            cls = style.bad(cls)
+        elif e["class"] == "distro":
+            cls = style.bold(cls)
+        lines.append("  %3d  %s %s%s" % (e["index"], cls, path,
+                                         style.dim(" (%s)" % ", ".join(notes)) if notes else ""))
+    return lines
+
+
+def _copy_line(label: str, copy: dict[str, Any]) -> str:
+    dist = ("%s %s" % (copy["distribution"], copy.get("version") or "(no version)")
+            if copy.get("distribution") else "no metadata")
+    return "    %s %s  [%s, %s]" % (label, copy["path"], dist, copy["class"])
+
+
+def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
+    """Each shadowed module with both copies, and the requirements it breaks."""
+    modules = data.get("modules", [])
+    lines = [style.bold("Shadowed modules (%d)" % len(modules))]
+    if not modules:
+        lines.append("  " + style.good("none"))
+    for case in modules:
+        lines.append("  %s %s%s" % (style.severity(case["severity"]), case["module"],
+                                   "" if case.get("comparison") in (None, "same")
+                                   else style.dim(" (imported copy is %s)" % case["comparison"])))
+        lines.append(_copy_line("imported:", case["winner"]))
+        for copy in case["shadowed"]:
+            lines.append(_copy_line("shadowed:", copy))
+        for req in case.get("requirements", []):
+            status = req["status"]
+            mark = style.bad(status) if status in ("violated", "other distribution") \
+                else style.warn(status) if status == "cannot compare" else style.good(status)
+            lines.append("    %s %s %s requires '%s': %s" % (
+                "required:", req["consumer"], req.get("consumer_version") or "",
+                req["requirement"], mark))
+    for hidden in data.get("hidden_namespaces", []):
+        lines.append("  %s %s: %s hides %s" % (
+            style.severity("medium"), hidden["module"], hidden["winner"]["path"],
+            ", ".join(h["path"] for h in hidden["hidden"])))
+    stale = [d for d in data.get("distributions", []) if not d.get("modules_present")]
+    for dist in stale:
+        lines.append("  %s %s: metadata %s without its modules" % (
+            style.severity("low"), dist["name"], dist["visible"]["metadata"]))
+    return lines
+
+
 def render_check(report: dict[str, Any], style: Style) -> str:
     interp = report["interpreter"]
     lines = [style.bold("sitewarden check: %s (Python %s)"
@@ -99,6 +165,12 @@ def render_check(report: dict[str, Any], style: Style) -> str:
                                     else style.warn("nowhere")))
     lines.append("  active at startup: %s" % (style.good("yes") if guard.get("active")
                                               else style.warn("no")))
+    if report.get("layout"):
+        lines.append("")
+        lines.extend(render_layout(report["layout"], style))
+    if report.get("shadowing"):
+        lines.append("")
+        lines.extend(render_shadowing(report["shadowing"], style))
     for section in report.get("sections", []):
         lines.append("")
         lines.append(style.bold(section["title"]))

@@ -1,0 +1,126 @@
+"""Emit sitewarden's warnings: once per key per process, through ``warnings``.
+
+Thread-safe without ``threading``: a lock from ``_thread`` (built in, loaded at
+startup) guards only the check-and-set of the key, never an import nor a
+call that could block, so racing imports cannot deadlock on it.  The warning
+is attributed to the line that imported the module (frames of sitewarden and
+of ``importlib._bootstrap`` are skipped), so ``-W``/``PYTHONWARNINGS``
+filters and pytest's capture work as for any other warning.  Runtime module.
+"""
+
+import os
+import sys
+
+_claimed = set()
+_lock = []
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def init_lock():
+    """Create the lock (called from the started hooks, before threads race)."""
+    if not _lock:
+        _lock.append(sys.modules["_thread"].allocate_lock() if "_thread" in sys.modules
+                     else __import__("_thread").allocate_lock())
+    return _lock[0]
+
+
+def claim(key):
+    """True the first time ``key`` is claimed in this process, False after."""
+    lock = _lock[0] if _lock else init_lock()
+    with lock:
+        if key in _claimed:
+            return False
+        _claimed.add(key)
+        return True
+
+
+def _internal(filename):
+    return "importlib" in filename and "_bootstrap" in filename
+
+
+def _ours(filename):
+    return filename.startswith(_HERE + os.sep)
+
+
+def stacklevel():
+    """``(stacklevel, frame)``: the ``stacklevel`` that makes a ``warnings.warn``
+    called by the caller of this function point at the first frame outside
+    sitewarden (the importer), and that frame."""
+    try:
+        frame = sys._getframe(1)  # the function that will call warnings.warn: level 1
+    except Exception:
+        return 1, None
+    level = 1
+    frame = frame.f_back
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if _internal(filename):  # warnings skips these without counting them
+            frame = frame.f_back
+            continue
+        level += 1
+        if not _ours(filename):
+            return level, frame
+        frame = frame.f_back
+    return 1, None
+
+
+def emit(kind, key, message, category_name):
+    """Warn ``message`` (category ``sitewarden.<category_name>``) once per ``key``,
+    unless ``SITEWARDEN_SILENCE`` silences ``kind``.  Returns True if it warned."""
+    from .settings import silenced
+
+    if silenced(kind) or not claim((kind, key)):
+        return False
+    import warnings
+
+    package = sys.modules[__name__.rpartition(".")[0]]
+    category = getattr(package, category_name)
+    if claim("warnoptions"):
+        apply_warnoptions(package)
+    level, frame = stacklevel()
+    try:
+        warnings.warn(message, category, stacklevel=level)
+    except category:
+        # An "error" filter: the guard never fails an import (it fails open),
+        # so the warning is shown instead of raised.
+        if frame is not None:
+            warnings.showwarning(message, category, frame.f_code.co_filename, frame.f_lineno)
+    return True
+
+
+_ACTIONS = ("default", "always", "ignore", "module", "once", "error")
+
+
+def apply_warnoptions(package):
+    """Apply the ``-W``/``PYTHONWARNINGS`` options that name a sitewarden category.
+
+    CPython processes those options at startup, before the site directories
+    are on ``sys.path``, so a category of a package installed there is
+    rejected ("Invalid -W option ignored").  Applied again here, on the first
+    warning, in order, as ``warnings`` itself would have.
+    """
+    import re
+    import warnings
+
+    prefix = package.__name__ + "."
+    for option in getattr(sys, "warnoptions", ()):
+        try:
+            parts = [p.strip() for p in str(option).split(":")]
+            if len(parts) < 3 or len(parts) > 5 or not parts[2].startswith(prefix):
+                continue
+            parts += [""] * (5 - len(parts))
+            action, message, category, module, lineno = parts
+            if action == "all":
+                action = "always"
+            elif not action:
+                action = "default"
+            else:
+                action = next((a for a in _ACTIONS if a.startswith(action)), None)
+            cls = getattr(package, category[len(prefix):], None)
+            if action is None or not (isinstance(cls, type) and issubclass(cls, Warning)):
+                continue
+            warnings.filterwarnings(action, re.escape(message), cls,
+                                    re.escape(module) + r"\Z" if module else "",
+                                    int(lineno) if lineno.isdigit() else 0)
+        except Exception:
+            continue

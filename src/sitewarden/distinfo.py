@@ -1,0 +1,542 @@
+"""Installed-distribution metadata, read by hand for only the distributions involved.
+
+``importlib.metadata.packages_distributions()`` reads every distribution on
+``sys.path`` (80-350 ms), has no locations and, on 3.10, misses distributions
+without ``top_level.txt``; the ``importlib_metadata`` backport must never be
+imported in a guarded process.  This module reads ``*.dist-info``
+(``METADATA``, ``top_level.txt``, ``RECORD``), ``*.egg-info`` directories and
+files (``PKG-INFO``, ``top_level.txt``, ``requires.txt``,
+``installed-files.txt``) and ``.egg`` entries (directories and zips) of one
+directory at a time, on demand.  Fedora's RPM metadata (no ``RECORD``, no
+``top_level.txt``) falls back to the normalised name.  Ownership of a module
+is decided by where its file is, never by the first metadata found.
+
+Versions and requirements use ``packaging`` through
+:func:`sitewarden._vendored.modules` (imported on first need).  Garbage
+metadata never raises: unreadable values become None, unparsable versions
+"cannot compare".  Runtime module: only ``os`` and ``sys`` at module level.
+"""
+
+import os
+
+#: Largest metadata file read (a METADATA with a huge description is cut).
+MAX_BYTES = 1 << 22
+
+_dir_cache = {}
+_packaging = []
+
+
+def canonicalize(name):
+    """PEP 503 normalisation: lower case, runs of ``-_.`` as one ``-``."""
+    out = []
+    sep = False
+    for ch in str(name).strip().lower():
+        if ch in "-_.":
+            if not sep:
+                out.append("-")
+            sep = True
+        else:
+            out.append(ch)
+            sep = False
+    return "".join(out)
+
+
+def module_suffixes():
+    """Suffixes of importable single-file modules, longest first."""
+    from ._watch import module_suffixes as _suffixes
+
+    return _suffixes()
+
+
+def module_name_of_file(filename, suffixes=None):
+    """``six.py`` -> ``six``; ``_yaml.cpython-311-x86_64-linux-gnu.so`` -> ``_yaml``; else None."""
+    from ._watch import module_name_of_file as _name
+
+    return _name(filename, suffixes)
+
+
+def _read_bytes(path, member=None):
+    """A file's bytes (or a zip member's when ``member`` is given); None on error."""
+    try:
+        if member is None:
+            with open(path, "rb") as f:
+                return f.read(MAX_BYTES)
+        import zipfile
+
+        with zipfile.ZipFile(path) as zf, zf.open(member) as f:
+            return f.read(MAX_BYTES)
+    except Exception:
+        return None
+
+
+def _decode(data):
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def parse_headers(text):
+    """RFC 822 headers of a METADATA / PKG-INFO text: ``[(key, value)]``, up to the body."""
+    out = []
+    if not text:
+        return out
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line[0] in " \t" and out:
+            key, value = out[-1]
+            out[-1] = (key, value + "\n" + line.strip())
+            continue
+        key, colon, value = line.partition(":")
+        if not colon:
+            continue
+        out.append((key.strip().lower(), value.strip()))
+    return out
+
+
+def requires_txt_to_requirements(text):
+    """setuptools' ``requires.txt`` -> requirement strings with markers
+    (``[extra]`` and ``[extra:marker]``/``[:marker]`` sections converted,
+    extras normalised as PEP 685 says)."""
+    out = []
+    if not text:
+        return out
+    extra, marker = "", ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            extra, _, marker = line[1:-1].partition(":")
+            extra, marker = canonicalize(extra.strip()), marker.strip()
+            continue
+        conditions = []
+        req, semi, own_marker = line.partition(";")
+        if semi and own_marker.strip():
+            conditions.append("(%s)" % own_marker.strip())
+        if marker:
+            conditions.append("(%s)" % marker)
+        if extra:
+            conditions.append('extra == "%s"' % extra)
+        out.append(req.strip() + (" ; " + " and ".join(conditions) if conditions else ""))
+    return out
+
+
+def requirement_name(text):
+    """The project name a requirement string starts with ('' when none)."""
+    text = text.strip()
+    end = 0
+    while end < len(text) and (text[end].isalnum() or text[end] in "-_."):
+        end += 1
+    return text[:end]
+
+
+class Distribution:
+    """One installed distribution's metadata, read lazily.
+
+    ``location`` is the directory (``sys.path`` entry) it was installed into;
+    ``path`` its ``*.dist-info``/``*.egg-info`` (directory or file) or ``.egg``;
+    ``kind`` is ``dist-info``, ``egg-info`` or ``egg``.
+    """
+
+    def __init__(self, location, path, kind):
+        self.location = location
+        self.path = path
+        self.kind = kind
+        self._cache = {}
+
+    def __repr__(self):
+        return "<Distribution %s %s at %s>" % (self.name, self.version, self.path)
+
+    # -- raw files
+    def _member(self, name):
+        """Text of a metadata file, or None."""
+        key = "file:" + name
+        if key in self._cache:
+            return self._cache[key]
+        text = None
+        if self.kind == "egg":
+            if os.path.isdir(self.path):
+                text = _decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
+            else:
+                text = _decode(_read_bytes(self.path, "EGG-INFO/" + name))
+        elif self.kind == "egg-info" and not os.path.isdir(self.path):
+            text = _decode(_read_bytes(self.path)) if name == "PKG-INFO" else None
+        else:
+            text = _decode(_read_bytes(os.path.join(self.path, name)))
+        self._cache[key] = text
+        return text
+
+    def _headers(self):
+        if "headers" not in self._cache:
+            name = "METADATA" if self.kind == "dist-info" else "PKG-INFO"
+            try:
+                self._cache["headers"] = parse_headers(self._member(name))
+            except Exception:
+                self._cache["headers"] = []
+        return self._cache["headers"]
+
+    def header(self, key):
+        key = key.lower()
+        for k, v in self._headers():
+            if k == key:
+                return v
+        return None
+
+    def _name_version_from_filename(self):
+        base = os.path.basename(self.path.rstrip("/" + os.sep))
+        stem = base.rsplit(".", 1)[0]
+        parts = stem.split("-")
+        name = parts[0] if parts else None
+        version = parts[1] if len(parts) > 1 else None
+        return name, version
+
+    @property
+    def name(self):
+        value = self.header("name")
+        if not value:
+            value = self._name_version_from_filename()[0]
+        return value or None
+
+    @property
+    def version(self):
+        value = self.header("version")
+        if not value:
+            value = self._name_version_from_filename()[1]
+        return value or None
+
+    @property
+    def canonical_name(self):
+        return canonicalize(self.name or "")
+
+    @property
+    def installer(self):
+        text = self._member("INSTALLER") if self.kind == "dist-info" else None
+        return text.strip() if text else None
+
+    def top_level(self):
+        """Names in ``top_level.txt``, or None when there is none."""
+        if "top" not in self._cache:
+            text = self._member("top_level.txt")
+            names = None
+            if text is not None:
+                names = set()
+                for line in text.splitlines():
+                    line = line.strip().replace("\\", "/")
+                    if line:
+                        names.add(line.split("/")[0])
+            self._cache["top"] = names
+        return self._cache["top"]
+
+    def files(self):
+        """Installed files, relative to :attr:`location` ('/' separated), or None."""
+        if "files" in self._cache:
+            return self._cache["files"]
+        out = None
+        try:
+            if self.kind == "dist-info":
+                text = self._member("RECORD")
+                if text is not None:
+                    out = [_record_path(line) for line in text.splitlines() if line.strip()]
+            elif self.kind == "egg-info" and os.path.isdir(self.path):
+                text = self._member("installed-files.txt")
+                if text is not None:
+                    rel_root = os.path.basename(self.path)
+                    out = []
+                    for line in text.splitlines():
+                        line = line.strip()
+                        if line:
+                            out.append(os.path.normpath(os.path.join(rel_root, line))
+                                       .replace(os.sep, "/"))
+        except Exception:
+            out = None
+        if out is not None:
+            out = [p for p in out if p]
+        self._cache["files"] = out
+        return out
+
+    def top_level_from_files(self):
+        files = self.files()
+        if files is None:
+            return None
+        suffixes = module_suffixes()
+        names = set()
+        for path in files:
+            first, sep, _ = path.partition("/")
+            if not first or first in ("..", ".", "__pycache__"):
+                continue
+            if first.endswith((".dist-info", ".egg-info", ".data", ".pth")):
+                continue
+            if sep:
+                if "." not in first and "-" not in first:
+                    names.add(first)
+            else:
+                name = module_name_of_file(first, suffixes)
+                if name:
+                    names.add(name)
+        return names
+
+    def requires(self):
+        """Requirement strings (markers included), as ``importlib.metadata``
+        gives them: ``Requires-Dist`` headers, else ``requires.txt``."""
+        if "requires" not in self._cache:
+            out = []
+            try:
+                out = [v for k, v in self._headers() if k == "requires-dist" and v]
+                if not out and self.kind != "dist-info":
+                    out = requires_txt_to_requirements(self._member("requires.txt"))
+            except Exception:
+                out = []
+            self._cache["requires"] = out
+        return self._cache["requires"]
+
+    def claims(self, top):
+        """Does the metadata say it installed top-level name ``top``?"""
+        names = self.top_level()
+        if names is None:
+            names = self.top_level_from_files()
+        if names is not None:
+            return top in names
+        return top.lower() in name_variants(self.name or "")
+
+    def as_json(self):
+        return {
+            "name": self.name,
+            "version": self.version,
+            "metadata": self.path,
+            "kind": self.kind,
+            "installer": self.installer,
+        }
+
+
+def _record_path(line):
+    if line.startswith('"'):
+        import csv
+
+        try:
+            row = next(csv.reader([line]))
+            return row[0] if row else ""
+        except Exception:
+            return ""
+    return line.split(",", 1)[0]
+
+
+def name_variants(name):
+    """Module names a distribution name may stand for when the metadata lists
+    no files (Fedora RPM, stale metadata): ``python-dateutil`` -> ``dateutil``,
+    ``PyYAML`` -> ``yaml``..."""
+    key = canonicalize(name).replace("-", "_")
+    out = [key]
+    for prefix in ("python_", "py_", "python", "py"):
+        if key.startswith(prefix) and len(key) > len(prefix):
+            out.append(key[len(prefix):])
+    return out
+
+
+# ---------------------------------------------------------------- per directory
+
+
+def _metadata_kind(name):
+    if name.endswith(".dist-info"):
+        return "dist-info"
+    if name.endswith(".egg-info"):
+        return "egg-info"
+    return None
+
+
+def is_egg(entry):
+    return entry.rstrip("/" + os.sep).lower().endswith(".egg")
+
+
+def distributions(directory):
+    """The distributions whose metadata is directly in ``directory`` (cached)."""
+    real = os.path.realpath(directory or os.curdir)
+    try:
+        stamp = os.stat(real).st_mtime_ns  # entries added or removed: read again
+    except (OSError, TypeError, ValueError):
+        stamp = None
+    hit = _dir_cache.get(real)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    key = real
+    out = []
+    if is_egg(key):
+        out.append(Distribution(directory, directory, "egg"))
+    else:
+        try:
+            with os.scandir(key) as it:
+                names = sorted(e.name for e in it)
+        except (OSError, TypeError, ValueError):
+            names = []
+        for name in names:
+            kind = _metadata_kind(name)
+            if kind is not None:
+                out.append(Distribution(directory, os.path.join(directory or os.curdir, name),
+                                        kind))
+    _dir_cache[key] = (stamp, out)
+    return out
+
+
+def clear_cache():
+    _dir_cache.clear()
+
+
+def _relative(origin, entry):
+    try:
+        rel = os.path.relpath(os.path.realpath(origin), os.path.realpath(entry or os.curdir))
+    except Exception:
+        return None
+    return None if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def owner(module, origin, entry):
+    """The distribution that installed ``module`` (a dotted name) whose file is
+    ``origin``, found through the ``sys.path`` entry ``entry``; None when no
+    metadata in that entry claims it.  Never raises."""
+    try:
+        return _owner(module, origin, entry)
+    except Exception:
+        return None
+
+
+def _owner(module, origin, entry):
+    dists = distributions(entry)
+    if is_egg(entry or ""):
+        return dists[0] if dists else None
+    if not dists:
+        return None
+    top = module.split(".")[0]
+    rel = _relative(origin, entry) if origin else None
+    want = canonicalize(module)
+    best, best_score = None, 0
+    for dist in dists:
+        score = 0
+        files = dist.files()
+        if rel is not None and files is not None and rel in files:
+            score = 5
+        elif dist.canonical_name == want and dist.claims(top):
+            score = 4
+        elif dist.canonical_name == want:
+            score = 3
+        elif dist.top_level() is not None and top in dist.top_level():
+            score = 2
+        elif files is not None:
+            names = dist.top_level_from_files()
+            score = 2 if names and top in names else 0
+        elif "." not in module and top.lower() in name_variants(dist.name or ""):
+            score = 1
+        if score > best_score or (score == best_score and score and _prefer(dist, best)):
+            best, best_score = dist, score
+    return best
+
+
+def _prefer(dist, other):
+    """Tie-break between two claimants: a parsable version, then a newer file."""
+    if other is None:
+        return True
+    a, b = parse_version(dist.version) is not None, parse_version(other.version) is not None
+    if a != b:
+        return a
+    try:
+        return os.stat(dist.path).st_mtime > os.stat(other.path).st_mtime
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------- versions, requirements
+
+
+def packaging_modules():
+    """``(version, specifiers, requirements, markers, utils)`` or None when unavailable."""
+    if not _packaging:
+        try:
+            from ._vendored import modules
+
+            _packaging.append(modules())
+        except Exception:
+            _packaging.append(None)
+    return _packaging[0]
+
+
+def parse_version(text):
+    """A ``packaging`` Version, or None (not PEP 440, or no packaging)."""
+    if not text:
+        return None
+    mods = packaging_modules()
+    if mods is None:
+        return None
+    try:
+        return mods[0].Version(str(text).strip())
+    except Exception:
+        return None
+
+
+def compare_versions(a, b):
+    """``"newer"``, ``"older"``, ``"same"`` (a relative to b) or ``"cannot compare"``."""
+    va, vb = parse_version(a), parse_version(b)
+    if va is None or vb is None:
+        if a and b and str(a).strip() == str(b).strip():
+            return "same"
+        return "cannot compare"
+    if va > vb:
+        return "newer"
+    if va < vb:
+        return "older"
+    return "same"
+
+
+def marker_environment():
+    return {"extra": ""}
+
+
+def check_requirement(text, version):
+    """Does ``version`` satisfy the requirement ``text`` (evaluated for this interpreter)?
+
+    Returns ``(status, detail)``: status is ``ok``, ``violated``, ``cannot
+    compare`` (version not PEP 440), ``not applicable`` (marker false),
+    ``unparsable`` (the requirement) or ``unknown`` (no packaging).
+    """
+    mods = packaging_modules()
+    if mods is None:
+        return "unknown", "packaging is not available"
+    requirements = mods[2]
+    try:
+        req = requirements.Requirement(text)
+    except Exception as exc:
+        return "unparsable", str(exc).splitlines()[0] if str(exc) else "invalid requirement"
+    try:
+        if req.marker is not None and not req.marker.evaluate(marker_environment()):
+            return "not applicable", str(req.marker)
+    except Exception as exc:
+        return "unparsable", "marker: %s" % (str(exc).splitlines()[0] if str(exc) else exc)
+    if version is None:
+        return "cannot compare", "unknown version"
+    parsed = parse_version(version)
+    if parsed is None:
+        return "cannot compare", "%s is not a PEP 440 version" % version
+    try:
+        ok = req.specifier.contains(parsed, prereleases=True)
+    except Exception as exc:
+        return "cannot compare", str(exc)
+    return ("ok" if ok else "violated"), str(req.specifier) or "any version"
+
+
+def requirers(names, directories):
+    """Distributions in ``directories`` with a requirement on one of ``names``
+    (canonical): ``[(dist, requirement text)]``, in directory order."""
+    wanted = set(names)
+    out = []
+    seen = set()
+    for directory in directories:
+        for dist in distributions(directory):
+            key = (dist.canonical_name, os.path.realpath(dist.location or os.curdir))
+            if key in seen:
+                continue
+            seen.add(key)
+            for text in dist.requires():
+                if canonicalize(requirement_name(text)) in wanted:
+                    out.append((dist, text))
+    return out

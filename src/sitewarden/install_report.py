@@ -1,0 +1,101 @@
+"""What an install left shadowed: PEP 668's recommended end-of-run warning.
+
+After a successful install into the interpreter's own directories, the pip
+guard calls :func:`report`.  The analysis is ``check``'s own shadowing
+collector, run in a fresh process of the same interpreter (with the guard
+disabled there): it needs metadata readers and ``packaging``, and pip 26.3
+refuses new imports once an installation has started.  Runtime module.
+"""
+
+import os
+import sys
+
+#: Run in the child: prints the shadowing cases whose winning copy is local.
+CHILD = """\
+import json, sys
+sys.path.append(sys.argv[1])
+from sitewarden import shadowing
+name, data, findings = shadowing.collect()
+cases = [c for c in data["modules"] if c["winner"]["class"] in ("local", "user")
+         and c["shadowed"] and c["shadowed"][0]["class"] == "distro"]
+json.dump({"cases": cases, "violations": data["violations"]}, sys.stdout)
+"""
+
+
+def preload():
+    """Import what :func:`report` needs before pip's installation starts."""
+    import json  # noqa: F401
+    import subprocess  # noqa: F401
+
+
+def _package_root():
+    import sitewarden
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(sitewarden.__file__)))
+
+
+def collect(timeout=60):
+    """The shadowing cases an install left, as ``(cases, violations)``."""
+    import json
+    import subprocess
+
+    env = dict(os.environ)
+    env["SITEWARDEN_DISABLE"] = "1"
+    proc = subprocess.run([sys.executable, "-c", CHILD, _package_root()], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          stdin=subprocess.DEVNULL, timeout=timeout)
+    data = json.loads(proc.stdout.decode("utf-8"))
+    return data["cases"], data["violations"]
+
+
+def _copy(copy):
+    version = copy.get("version") or "no version"
+    return "%s %s (%s)" % (copy.get("distribution") or copy.get("path"), version,
+                           os.path.dirname(copy["path"].rstrip(os.sep)))
+
+
+def _canonical(name):
+    # PEP 503, without importing anything (pip 26.3 forbids new imports by now).
+    out = name.lower()
+    for sep in ("_", "."):
+        out = out.replace(sep, "-")
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out
+
+
+def format_report(cases, violations):
+    if not cases:
+        return ""
+    lines = ["sitewarden: this interpreter's distro packages are now shadowed by local copies "
+             "(PEP 668 recommends saying so):"]
+    for case in cases:
+        line = "  %s: %s shadows %s" % (case["module"], _copy(case["winner"]),
+                                        _copy(case["shadowed"][0]))
+        if case.get("comparison") == "cannot compare":
+            line += "; versions cannot be compared"
+        lines.append(line)
+    shadowed = {c["winner"].get("distribution") for c in cases}
+    shadowed |= {c["module"] for c in cases}
+    names = {_canonical(n) for n in shadowed if n}
+    for v in violations:
+        if _canonical(v.get("requires") or "") in names:
+            lines.append("  %s %s requires '%s', but %s is installed: distro programs using "
+                         "it may break" % (v["consumer"], v.get("consumer_version") or "",
+                                           v["requirement"], v.get("installed")))
+    lines.append("hint: distro programs now import these copies; `sitewarden check` shows the "
+                 "whole state, and a virtual environment avoids it.")
+    return "\n".join(lines) + "\n"
+
+
+def report(stream=None):
+    """Print the report (nothing when nothing is shadowed).  Never raises."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        cases, violations = collect()
+        text = format_report(cases, violations)
+        if text:
+            stream.write(text)
+            stream.flush()
+    except Exception:
+        pass

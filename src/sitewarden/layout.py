@@ -1,0 +1,401 @@
+"""Where each ``sys.path`` entry comes from.
+
+Every entry gets one class:
+
+``stdlib``      the standard library (``pythonXY.zip``, ``lib/pythonX.Y``, ``lib-dynload``);
+``local``       the default install scheme's purelib/platlib: where pip writes
+                (in a virtual environment: the venv's own site-packages);
+``user``        the user site directory;
+``system``      inside a virtual environment: the base interpreter's own scheme
+                directories (``--system-site-packages``);
+``distro``      site directories that are not an install scheme's: Debian's
+                ``/usr/lib/python3/dist-packages``, Fedora's ``/usr/lib{,64}/python3.X/
+                site-packages`` when pip writes to ``/usr/local``...;
+``pythonpath``  from ``PYTHONPATH`` (unless ``-E``/``-I``);
+``script``      ``sys.path[0]``: the script's directory, or the current
+                directory for ``-c``, ``-m`` and the REPL (absent under ``-P``/``-I``);
+``pth``         added by a ``.pth`` file (or, found by elimination, by code run at startup);
+``foreign``     another interpreter's directory (another ``pythonX.Y``, python2, a
+                ``-pyX.Y.egg`` of another version);
+``other``       anything else.
+
+Two ways in.  :func:`facts` + :func:`classify` are exact: they ask ``sysconfig``
+for the scheme (via :func:`sitewarden.marker.default_scheme`) and are used by
+``sitewarden check`` and by the runtime once a shadowing candidate was found.
+:func:`distro_candidates` is the cheap runtime pre-selection: no ``sysconfig``
+(which imports ``threading`` on 3.12+), no file read, only ``realpath`` of a
+few directories; it returns a superset of the distro directories, checked
+exactly later.  Runtime module: only ``os`` and ``sys`` at module level.
+"""
+
+import os
+import sys
+
+CLASSES = (
+    "stdlib", "local", "user", "system", "distro",
+    "pythonpath", "script", "pth", "foreign", "other",
+)
+
+_cache = {}
+
+
+def real(path):
+    """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
+    from ._watch import real as _real
+
+    return _real(path)
+
+
+def norm(path):
+    """The entry as an absolute, normalised string (symlinks not resolved)."""
+    try:
+        return os.path.normcase(os.path.abspath(path or os.curdir))
+    except Exception:
+        return path
+
+
+def under(path, root):
+    """Is ``path`` ``root`` or inside it (both already normalised)?"""
+    from ._watch import under as _under
+
+    return _under(path, root)
+
+
+def foreign_version(path, version_info=None, abiflags=None):
+    """The ``"X.Y"`` (or ``"2"``) of another interpreter that ``path`` belongs
+    to, or None: purely textual (see ``_watch.foreign_version``)."""
+    from ._watch import foreign_version as _foreign_version
+
+    return _foreign_version(path, version_info, abiflags)
+
+
+def distro_candidates():
+    """Real paths of the site directories that may be distro-owned: the cheap
+    runtime superset, without ``sysconfig`` (see ``_watch.distro_candidates``)."""
+    from ._watch import distro_candidates as _candidates
+
+    return _candidates()
+
+
+# ---------------------------------------------------------------- exact facts
+
+
+def _base_scheme_dirs(sysconfig):
+    """A virtual environment's base interpreter's install scheme directories."""
+    names = sysconfig.get_scheme_names()
+    if os.name == "nt":
+        scheme = "nt"
+    elif "posix_local" in names:  # Debian, Ubuntu
+        scheme = "posix_local"
+    else:
+        scheme = "posix_prefix"
+    base = getattr(sys, "base_prefix", sys.prefix)
+    platbase = getattr(sys, "base_exec_prefix", sys.exec_prefix)
+    try:
+        paths = sysconfig.get_paths(scheme, vars={
+            "base": base, "platbase": platbase,
+            "installed_base": base, "installed_platbase": platbase,
+        })
+    except Exception:
+        return []
+    out = [paths.get("purelib"), paths.get("platlib")]
+    if base in ("/usr", "/usr/"):
+        # Fedora patches posix_prefix to /usr/local outside venvs only: inside a
+        # venv the computed paths may name /usr/lib*; the base's scheme is /usr/local.
+        out = [p for p in out if p and under(norm(p), "/usr/local")] or \
+            [p.replace("/usr/", "/usr/local/", 1) for p in out if p and p.startswith("/usr/")]
+    return [p for p in out if p]
+
+
+def _stdlib_dirs(sysconfig, paths):
+    """The standard library's directories (and their ``lib-dynload``); in a venv
+    ``platstdlib`` names the venv, so the base's are computed too."""
+    dirs = [paths.get("stdlib"), paths.get("platstdlib")]
+    try:
+        base = sysconfig.get_paths(vars={
+            "base": getattr(sys, "base_prefix", sys.prefix),
+            "platbase": getattr(sys, "base_exec_prefix", sys.exec_prefix)})
+        dirs += [base.get("stdlib"), base.get("platstdlib")]
+    except Exception:
+        pass
+    here = getattr(sys, "_stdlib_dir", None) or os.path.dirname(
+        getattr(sys.modules.get("os"), "__file__", None) or "")
+    dirs.append(here or None)
+    out = []
+    for d in dirs:
+        if d and d not in out:
+            out.append(d)
+    for d in list(out):
+        dynload = os.path.join(d, "lib-dynload")
+        if dynload not in out:
+            out.append(dynload)
+    return out
+
+
+def pythonpath_entries(environ=None):
+    """``PYTHONPATH`` as the interpreter added it (absolute), unless ``-E``/``-I``."""
+    if sys.flags.ignore_environment:
+        return []
+    environ = os.environ if environ is None else environ
+    raw = environ.get("PYTHONPATH", "")
+    return [os.path.abspath(p) for p in raw.split(os.pathsep) if p]
+
+
+def has_script_entry():
+    """Does ``sys.path[0]`` hold the script directory (or the cwd)?  Not under
+    ``-P``/``PYTHONSAFEPATH`` (3.11+) nor ``-I``."""
+    return not (getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
+
+
+def pth_entries(site_dirs):
+    """What the ``.pth`` files in ``site_dirs`` do, read the way
+    ``site.addpackage`` reads them: ``({norm(path): pth file}, [pth files with
+    import lines])``."""
+    out = {}
+    importers = []
+    for sitedir in site_dirs:
+        try:
+            names = sorted(
+                e.name for e in os.scandir(sitedir)
+                if e.name.endswith(".pth") and not e.name.startswith(".")
+            )
+        except OSError:
+            continue
+        for name in names:
+            pth = os.path.join(sitedir, name)
+            try:
+                with open(pth, "rb") as f:
+                    data = f.read(1 << 20)
+            except OSError:
+                continue
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+            for line in text.splitlines():
+                if not line.strip() or line.startswith("#"):
+                    continue
+                if line.startswith(("import ", "import\t")):
+                    if pth not in importers:
+                        importers.append(pth)
+                    continue
+                path = norm(os.path.join(sitedir, line.rstrip()))
+                out.setdefault(path, pth)
+    return out, importers
+
+
+def facts(read_pth=False):
+    """The facts :func:`classify` needs, from the running interpreter (exact:
+    imports ``sysconfig``).  ``read_pth`` reads the site directories' ``.pth``
+    files (``check`` only, never at runtime)."""
+    import sysconfig
+
+    from .marker import default_scheme, in_virtualenv
+
+    try:
+        scheme = default_scheme()
+        paths = sysconfig.get_paths(scheme)
+    except Exception:
+        scheme, paths = None, sysconfig.get_paths()
+    venv = in_virtualenv()
+    stdlib = _stdlib_dirs(sysconfig, paths)
+    from ._watch import site_dirs as _site_dirs
+    from ._watch import user_site as _user_site
+
+    site_dirs = _site_dirs()
+    user = _user_site()
+    system = _base_scheme_dirs(sysconfig) if venv else []
+    data = {
+        "version": list(sys.version_info[:2]),
+        "abiflags": getattr(sys, "abiflags", ""),
+        "sys_path": list(sys.path),
+        "cwd": os.getcwd(),
+        "venv": venv,
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "scheme": scheme,
+        "stdlib": [p for p in stdlib if p],
+        "local": [p for p in (paths.get("purelib"), paths.get("platlib")) if p],
+        "user": user,
+        "user_enabled": bool(getattr(sys.modules.get("site"), "ENABLE_USER_SITE", False)),
+        "system": system,
+        "site_dirs": site_dirs,
+        "pythonpath": pythonpath_entries(),
+        "script": has_script_entry(),
+        "safe_path": bool(getattr(sys.flags, "safe_path", False)),
+        "pth": None,
+        "pth_importers": None,
+    }
+    if read_pth:
+        dirs = ([user] if user else []) + site_dirs
+        data["pth"], data["pth_importers"] = pth_entries([d for d in dirs if d])
+    return data
+
+
+# ---------------------------------------------------------------- classification
+
+
+def _site_classes(f):
+    """``{realpath: class}`` of the known directories (stdlib and site dirs)."""
+    out = {}
+
+    def put(path, cls):
+        if path:
+            out.setdefault(real(path), cls)
+
+    for p in f.get("stdlib") or ():
+        put(p, "stdlib")
+    for p in f.get("local") or ():
+        put(p, "local")
+    if f.get("user"):
+        put(f["user"], "user")
+    for p in f.get("system") or ():
+        put(p, "system")
+    prefix_real = real(f["prefix"]) if f.get("venv") else None
+    for p in f.get("site_dirs") or ():
+        r = real(p)
+        if r in out:
+            continue
+        if prefix_real is not None and under(r, prefix_real):
+            out[r] = "local"  # a venv's own directories (Debian adds dist-packages variants)
+        elif f.get("venv") and any(under(r, real(s)) for s in f.get("system") or ()):
+            out[r] = "system"
+        else:
+            out[r] = "distro"
+    return out
+
+
+def classify(f):
+    """Classify every entry of ``f["sys_path"]`` (``f`` as made by :func:`facts`).
+
+    Returns a list of dicts: ``index``, ``path``, ``realpath``, ``class``,
+    ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file, ``site``,
+    ``startup`` or None), ``exists``, ``duplicate_of`` (index of the same
+    entry earlier, by string) and ``same_as`` (index of the same directory
+    earlier, through a symlink), ``foreign`` (the other version), ``note``.
+    Pure but for ``realpath``/``exists``.
+    """
+    version = tuple(f.get("version") or sys.version_info[:2])
+    abiflags = f.get("abiflags", "")
+    known = _site_classes(f)
+    pythonpath = set(norm(p) for p in f.get("pythonpath") or ())
+    pth = f.get("pth")
+    cwd = f.get("cwd")
+    entries = []
+    seen_norm = {}
+    seen_real = {}
+    stdlib_seen = False
+    for index, path in enumerate(f.get("sys_path") or ()):
+        if not isinstance(path, str):
+            entries.append({"index": index, "path": repr(path), "realpath": None,
+                            "class": "other", "source": None, "exists": False,
+                            "duplicate_of": None, "same_as": None, "foreign": None,
+                            "note": "not a string"})
+            continue
+        if path == "" and cwd:
+            n, r = os.path.normcase(cwd), real(cwd)
+        else:
+            n, r = norm(path), real(path)
+        cls = known.get(r)
+        source = "site" if cls in ("local", "user", "system", "distro") else None
+        note = None
+        base = os.path.basename(n)
+        if cls is None and base.startswith("python") and base.endswith(".zip"):
+            from ._watch import version_of_component
+
+            zip_version = version_of_component(base)
+            if zip_version is not None and zip_version[:2] == version:
+                cls = "stdlib"
+        foreign = None
+        if cls is None or cls == "other":
+            foreign = foreign_version(path or "", version, abiflags)
+        if index == 0 and f.get("script") and cls != "stdlib":
+            source = "script"
+        elif n in pythonpath:
+            source = "PYTHONPATH"
+        elif pth is not None and n in pth:
+            source = pth[n]
+        elif cls is None:
+            source = "startup"
+        if cls is None:
+            if foreign is not None:
+                cls = "foreign"
+            elif source == "script":
+                cls = "script"
+            elif source == "PYTHONPATH":
+                cls = "pythonpath"
+            elif pth is None or n in pth or f.get("pth_importers"):
+                # At runtime (.pth files are not read) by elimination; in check,
+                # a path line names it, or a .pth import line may have added it.
+                cls = "pth"
+            else:
+                cls = "other"
+        if cls == "stdlib":
+            stdlib_seen = True
+        elif not stdlib_seen and source not in ("script", "PYTHONPATH"):
+            note = "ahead of the standard library"
+        try:
+            exists = os.path.exists(r if r else path)
+        except Exception:
+            exists = False
+        dup = seen_norm.get(n)
+        same = None
+        if dup is None:
+            seen_norm[n] = index
+            same = seen_real.get(r)
+            if same is None:
+                seen_real[r] = index
+        entries.append({
+            "index": index, "path": path, "realpath": r, "class": cls, "source": source,
+            "exists": exists, "duplicate_of": dup, "same_as": same, "foreign": foreign,
+            "note": note,
+        })
+    return entries
+
+
+def current(read_pth=False):
+    """``(facts, entries)`` of the running interpreter, cached per ``sys.path``."""
+    key = (tuple(p if isinstance(p, str) else repr(p) for p in sys.path), read_pth)
+    hit = _cache.get("current")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    f = facts(read_pth=read_pth)
+    result = (f, classify(f))
+    _cache["current"] = (key, result)
+    return result
+
+
+def class_of(path, entries):
+    """The class of ``path`` (a ``sys.path`` string) among classified entries."""
+    r = real(path)
+    n = norm(path)
+    for e in entries:
+        if e["path"] == path:
+            return e["class"]
+    for e in entries:
+        if e["realpath"] == r or norm(e["path"]) == n:
+            return e["class"]
+    return "other"
+
+
+# ---------------------------------------------------------------- check collector
+
+
+def collect():
+    """``check`` collector: every ``sys.path`` entry with its class."""
+    f, entries = current(read_pth=True)
+    data = {
+        "venv": f["venv"],
+        "scheme": f["scheme"],
+        "stdlib": f["stdlib"],
+        "local": f["local"],
+        "user": f["user"],
+        "user_enabled": f["user_enabled"],
+        "system": f["system"],
+        "distro": sorted(set(e["path"] for e in entries if e["class"] == "distro")),
+        "pythonpath": f["pythonpath"],
+        "safe_path": f["safe_path"],
+        "script_entry": f["script"],
+        "entries": entries,
+    }
+    return "layout", data, []

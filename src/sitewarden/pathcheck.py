@@ -1,0 +1,311 @@
+"""``sys.path`` order problems.
+
+Findings and severities (``check`` lists them all):
+
+- a module in the ``script`` entry, a ``pythonpath`` entry or an entry added
+  at startup ahead of the standard library that shadows a standard library
+  module: high (there is no script entry under ``-P``/``PYTHONSAFEPATH``/``-I``);
+- a ``foreign`` entry (another interpreter's directory): high;
+- a ``distro`` entry ahead of a ``local`` entry: medium;
+- an entry inserted ahead of the standard library by a ``.pth`` import line
+  (or other startup code): medium;
+- duplicate entries, one directory twice through a symlink, missing
+  directories (a missing ``pythonXY.zip`` is normal): low.
+
+At runtime (armed by ``_watch`` at the first import after startup) only high
+findings warn, once
+each, as ``sitewarden.PathWarning``, and only when they matter: a foreign
+entry at the first import after startup (``sys.path`` is complete then), a
+shadowed standard library module when it is actually imported from the
+shadowing entry (or already was, while ``site`` ran).  The standard-library
+names present in the entries ahead of the standard library (one
+``os.scandir`` per such entry) are watched through ``sitewarden.HOOKS``: no
+per-import cost beyond the dict lookup the finder makes anyway.
+Runtime module: only ``os`` and ``sys`` at module level.
+"""
+
+import os
+import sys
+
+
+def stdlib_names():
+    """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
+    from ._watch import stdlib_names as _names
+
+    return _names()
+
+
+def is_stdlib_entry(entry, stdlib_real=None):
+    """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
+    from ._watch import is_stdlib_entry as _is
+
+    return _is(entry, stdlib_real)
+
+
+def _stdlib_real():
+    from ._watch import real, stdlib_dir
+
+    d = stdlib_dir()
+    return real(d) if d else None
+
+
+def _builtin_or_frozen(name):
+    bootstrap = sys.modules.get("_frozen_importlib")
+    for importer in ("BuiltinImporter", "FrozenImporter"):
+        finder = getattr(bootstrap, importer, None)
+        if finder is None:
+            continue
+        try:
+            if finder.find_spec(name) is not None:
+                return True
+        except Exception:
+            pass
+    return name in sys.builtin_module_names
+
+
+def describe_entry(index, entry, pythonpath=None):
+    """Where an entry ahead of the standard library comes from, in words."""
+    from .layout import has_script_entry, norm, pythonpath_entries
+
+    if pythonpath is None:
+        pythonpath = set(norm(p) for p in pythonpath_entries())
+    if index == 0 and has_script_entry():
+        if entry in ("", "."):
+            return "the current directory ('' at sys.path[0])"
+        return "the script's directory (%s, sys.path[0])" % entry
+    if norm(entry) in pythonpath:
+        return "the PYTHONPATH entry %s" % entry
+    return "%s, put ahead of the standard library at startup (by a .pth file's import " \
+        "line or sitecustomize)" % entry
+
+
+def stdlib_shadow(name, path=None):
+    """``(index, entry, shadowing spec, stdlib spec)`` when importing ``name``
+    would load a copy from an entry ahead of the standard library instead of
+    the standard library's own; else None."""
+    from .shadowing import find_in, is_regular
+
+    if _builtin_or_frozen(name):
+        return None
+    path = list(sys.path) if path is None else path
+    stdlib_real = _stdlib_real()
+    winner = None
+    stdlib_entries = []
+    for index, entry in enumerate(path):
+        if not isinstance(entry, str):
+            continue
+        if is_stdlib_entry(entry, stdlib_real):
+            stdlib_entries.append(entry)
+            continue
+        if winner is None and not stdlib_entries:
+            spec = find_in(name, entry)
+            if is_regular(spec):
+                winner = (index, entry, spec)
+    if winner is None:
+        return None
+    for entry in stdlib_entries:
+        spec = find_in(name, entry)
+        if is_regular(spec):
+            return winner + (spec,)
+    return None
+
+
+def format_stdlib(name, shadow, already=False):
+    from .shadowing import copy_path
+
+    index, entry, spec, stdlib_spec = shadow
+    path = copy_path(spec)
+    return ("'%s' %s from %s instead of the standard library's %s: %s comes first on "
+            "sys.path. Consider renaming '%s' since it has the same name as the standard "
+            "library module named '%s' and the import system gives it precedence." % (
+                name, "was already imported" if already else "is imported", path,
+                copy_path(stdlib_spec), describe_entry(index, entry), path, name))
+
+
+def format_foreign(entry, version, source):
+    here = "%d.%d" % sys.version_info[:2]
+    return ("sys.path entry %s%s belongs to Python %s, not to this Python %s: modules "
+            "imported from it can fail or shadow this interpreter's own (python2.7's enum34 "
+            "breaks 're'). Consider removing it%s." % (
+                entry, " (from %s)" % source if source else "", version, here,
+                " from %s" % source if source else " from sys.path"))
+
+
+# ---------------------------------------------------------------- runtime
+
+
+def watch_stdlib(names):
+    """Watch standard library ``names`` that an entry ahead of the standard
+    library provides (called by ``_watch`` at the first import after startup)."""
+    from . import _emit
+
+    # Imported while site ran, or by the display of a foreign-entry warning.
+    for name in sorted(names):
+        module = sys.modules.get(name)
+        if module is not None and _emit.claim(("stdlib-checked", name)):
+            _check_loaded(name, module, already=True)
+    # Checked after the module executed (a post-exec hook, see ``patching``), not
+    # before: showing a warning imports linecache -> tokenize -> re -> enum, which
+    # must not import a shadowing ``enum`` a second time in the middle of its import.
+    hooks = sys.modules[__name__.rpartition(".")[0]].HOOKS
+    for name in names:
+        if name not in sys.modules:
+            hooks.setdefault(name, "pathcheck:on_stdlib_loaded")
+
+
+def _source_of(entry):
+    from .layout import norm, pythonpath_entries
+
+    if norm(entry) in set(norm(p) for p in pythonpath_entries()):
+        return "PYTHONPATH"
+    return None
+
+
+def warn_foreign():
+    from . import _emit
+    from .layout import foreign_version
+
+    for entry in list(sys.path):
+        if not isinstance(entry, str):
+            continue
+        version = foreign_version(entry)
+        if version is not None:
+            _emit.emit("path", ("foreign", entry),
+                       format_foreign(entry, version, _source_of(entry)), "PathWarning")
+
+
+def _check_loaded(name, module, already=False):
+    """Warn if ``module`` (standard library ``name``) was loaded from an entry
+    ahead of the standard library that has its own copy."""
+    from . import _emit
+    from .shadowing import find_in, is_regular, same_file
+
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if not origin or origin in ("built-in", "frozen"):
+        return
+    from ._watch import _state
+
+    for index, entry in _state["pre"] or []:
+        if not same_file(getattr(find_in(name, entry), "origin", None), origin):
+            continue
+        stdlib = [e for e in sys.path if is_stdlib_entry(e)]
+        sspec = next((s for s in (find_in(name, e) for e in stdlib) if is_regular(s)), None)
+        if sspec is not None:
+            _emit.emit("path", ("stdlib", name),
+                       format_stdlib(name, (index, entry, spec, sspec), already=already),
+                       "PathWarning")
+        return
+
+
+def on_stdlib_loaded(module):
+    """Post-exec hook of a watched standard library name."""
+    try:
+        from . import _emit
+
+        name = module.__name__
+        if _emit.claim(("stdlib-checked", name)):
+            _check_loaded(name, module)
+    except Exception:
+        pass
+
+
+# ---------------------------------------------------------------- check
+
+
+def collect():
+    """``check`` collector: every ``sys.path`` order finding."""
+    from . import layout
+    from .check import finding
+
+    f, entries = layout.current(read_pth=True)
+    findings = []
+    items = []
+
+    def add(kind, severity, message, **details):
+        item = finding(kind, severity, message, **details)
+        findings.append(item)
+        items.append(item)
+
+    # Standard library shadowed by an entry ahead of it.
+    stdlib_seen = False
+    pre = []
+    for e in entries:
+        if e["class"] == "stdlib":
+            stdlib_seen = True
+            break
+        pre.append(e)
+    if stdlib_seen:
+        from ._watch import module_suffixes, top_level_names
+
+        names = stdlib_names()
+        suffixes = module_suffixes()
+        path = [e["path"] for e in entries]
+        found = set()
+        for e in pre:
+            if not isinstance(e["path"], str):
+                continue
+            for name in sorted(top_level_names(e["path"], suffixes)):
+                if name not in names or name in found:
+                    continue
+                shadow = stdlib_shadow(name, path)
+                if shadow is None or shadow[0] != e["index"]:
+                    continue
+                found.add(name)
+                add("stdlib-shadowed", "high", format_stdlib(name, shadow), module=name,
+                    entry=e["path"], entry_class=e["class"],
+                    path=shadow[2].origin, stdlib=shadow[3].origin)
+
+    for e in entries:
+        if e["class"] == "foreign":
+            add("foreign-entry", "high",
+                format_foreign(e["path"], e["foreign"],
+                               e["source"] if e["source"] == "PYTHONPATH" else None),
+                entry=e["path"], version=e["foreign"], source=e["source"])
+
+    first_distro = next((e for e in entries if e["class"] == "distro"), None)
+    if first_distro is not None:
+        later_local = [e for e in entries if e["class"] == "local"
+                       and e["index"] > first_distro["index"] and e["duplicate_of"] is None]
+        if later_local:
+            add("distro-before-local", "medium",
+                "the distro directory %s (sys.path[%d]%s) comes before the install "
+                "directory %s (sys.path[%d]): packages upgraded with pip are hidden behind the "
+                "distro's copies" % (
+                    first_distro["path"], first_distro["index"],
+                    ", from %s" % first_distro["source"]
+                    if first_distro["source"] not in (None, "site") else "",
+                    later_local[0]["path"], later_local[0]["index"]),
+                entry=first_distro["path"], local=later_local[0]["path"])
+
+    for e in pre:
+        if e["source"] in ("script", "PYTHONPATH") or not isinstance(e["path"], str):
+            continue
+        add("inserted-ahead-of-stdlib", "medium",
+            "%s (sys.path[%d]) was put ahead of the standard library at startup%s: "
+            "any module in it can shadow the standard library" % (
+                e["path"], e["index"],
+                " (by %s)" % e["source"] if e["source"] not in (None, "startup", "site")
+                else " (by a .pth file's import line or sitecustomize)"),
+            entry=e["path"], source=e["source"])
+
+    for e in entries:
+        if e["duplicate_of"] is not None:
+            add("duplicate-entry", "low",
+                "%s is on sys.path twice (sys.path[%d] and [%d])" % (
+                    e["path"] or "''", e["duplicate_of"], e["index"]),
+                entry=e["path"], first=e["duplicate_of"])
+        elif e["same_as"] is not None:
+            other = entries[e["same_as"]]
+            add("symlinked-entry", "low",
+                "%s (sys.path[%d]) is the same directory as %s (sys.path[%d]), through a "
+                "symbolic link" % (e["path"], e["index"], other["path"], other["index"]),
+                entry=e["path"], first=other["path"])
+        elif not e["exists"] and isinstance(e["path"], str):
+            base = os.path.basename(e["path"])
+            if e["class"] == "stdlib" and base.endswith(".zip"):
+                continue  # pythonXY.zip is on sys.path whether it exists or not
+            add("missing-entry", "low",
+                "%s (sys.path[%d], %s) does not exist" % (e["path"], e["index"], e["class"]),
+                entry=e["path"])
+    return "path", {"findings": items}, findings

@@ -1,0 +1,194 @@
+"""Reading installed-distribution metadata by hand: dist-info, egg-info, eggs,
+Fedora RPM and Debian specifics, stale and garbage metadata.
+
+The metadata is written to real directories the way pip, Debian and Fedora
+leave it; the code under test is the pure-Python reader (it runs the same in
+every interpreter; the end-to-end tests run it inside 3.8-3.13).
+"""
+
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+
+from harness import make_dist
+from sitewarden import distinfo
+
+
+def test_canonicalize_and_name_variants():
+    assert distinfo.canonicalize("ruamel.yaml") == distinfo.canonicalize("ruamel_yaml") == \
+        "ruamel-yaml"
+    assert distinfo.canonicalize("PyYAML") == distinfo.canonicalize("pyyaml") == "pyyaml"
+    assert distinfo.canonicalize("  Foo__Bar--baz ") == "foo-bar-baz"
+    assert "yaml" in distinfo.name_variants("PyYAML")
+    assert "dateutil" in distinfo.name_variants("python-dateutil")
+    assert "openssl" in distinfo.name_variants("pyOpenSSL")
+
+
+def test_requires_txt_sections_become_markers():
+    text = ("requests>=2\n\n[:python_version < \"3.8\"]\nimportlib-metadata\n\n"
+            "[Socks_Proxy]\nPySocks>=1.5.6\n\n[ssh:sys_platform == \"linux\"]\nparamiko\n"
+            "# comment\n")
+    assert distinfo.requires_txt_to_requirements(text) == [
+        "requests>=2",
+        'importlib-metadata ; (python_version < "3.8")',
+        'PySocks>=1.5.6 ; extra == "socks-proxy"',
+        'paramiko ; (sys_platform == "linux") and extra == "ssh"',
+    ]
+    assert distinfo.requires_txt_to_requirements("") == []
+    assert distinfo.requires_txt_to_requirements(None) == []
+
+
+@pytest.mark.parametrize("requirement, version, status", [
+    ('pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"', "3.0.1",
+     "violated"),
+    ('pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"', "3.0.9",
+     "ok"),
+    ('pyparsing (<3,>=2.4.2) ; python_version < "3.0"', "3.0.9", "not applicable"),
+    ('urllib3<1; python_version == "3.4"', "2.0", "not applicable"),
+    ('sphinx; extra == "docs"', "1.0", "not applicable"),
+    ('sphinx; extra == "Docs_Extra"', "1.0", "not applicable"),
+    ("docker[ssh]>=5", "4.4.4", "violated"),
+    ("docker[ssh]>=5", "5.0.3", "ok"),
+    ("cryptography>=38", "39.0.0rc1", "ok"),  # prereleases count
+    ("foo>=1.0", "0.23ubuntu1", "cannot compare"),
+    ("foo>=1.0", None, "cannot compare"),
+    ("foo (>=", "1.0", "unparsable"),
+    ("foo; python_version >", "1.0", "unparsable"),
+])
+def test_check_requirement(requirement, version, status):
+    assert distinfo.check_requirement(requirement, version)[0] == status
+
+
+def test_compare_versions():
+    assert distinfo.compare_versions("3.0.1", "3.0.9") == "older"
+    assert distinfo.compare_versions("6.0.2", "6.0") == "newer"
+    assert distinfo.compare_versions("6.0", "6.0.0") == "same"
+    assert distinfo.compare_versions("1.16.0-unknown", "1.17.0") == "cannot compare"
+    assert distinfo.compare_versions("1:2.0", "1:2.0") == "same"
+
+
+def test_dist_info_metadata(tmp_path):
+    make_dist(tmp_path, "PyYAML", "6.0", {"yaml/__init__.py": "", "_yaml/__init__.py": "",
+                                          "yaml/_yaml.cpython-311-x86_64-linux-gnu.so": b""},
+              requires=['pyparsing>=2 ; python_version > "3.0"'])
+    (dist,) = distinfo.distributions(str(tmp_path))
+    assert (dist.name, dist.version, dist.kind, dist.installer) == (
+        "PyYAML", "6.0", "dist-info", "debian")
+    assert dist.top_level() is None  # make_dist writes no top_level.txt for dist-info
+    assert dist.top_level_from_files() == {"yaml", "_yaml"}
+    assert dist.requires() == ['pyparsing>=2 ; python_version > "3.0"']
+    assert distinfo.owner("yaml", str(tmp_path / "yaml/__init__.py"), str(tmp_path)) is dist
+
+
+def test_metadata_headers_continuation_and_body(tmp_path):
+    meta = tmp_path / "foo-1.0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: foo\nVersion: 1.0\nSummary: a\n        continued\n"
+        "Requires-Dist: bar>=1\n\nRequires-Dist: not-a-header-in-the-body\n")
+    (dist,) = distinfo.distributions(str(tmp_path))
+    assert dist.header("summary") == "a\ncontinued"
+    assert dist.requires() == ["bar>=1"]
+
+
+def test_egg_info_debian_style(tmp_path):
+    make_dist(tmp_path, "pyOpenSSL", "23.0.0", {"OpenSSL/__init__.py": ""}, kind="egg-info",
+              requires=["", "[docs]", "sphinx!=5.2.0"])
+    make_dist(tmp_path, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    dists = {d.name: d for d in distinfo.distributions(str(tmp_path))}
+    assert dists["pyOpenSSL"].requires() == ['sphinx!=5.2.0 ; extra == "docs"']
+    assert dists["pyOpenSSL"].top_level() == {"OpenSSL"}
+    assert distinfo.owner("six", str(tmp_path / "six.py"), str(tmp_path)).name == "six"
+    assert distinfo.owner("OpenSSL", str(tmp_path / "OpenSSL/__init__.py"),
+                          str(tmp_path)).name == "pyOpenSSL"
+
+
+def test_debian_cryptography_has_dist_info_and_egg_info(tmp_path):
+    make_dist(tmp_path, "cryptography", "38.0.4", {"cryptography/__init__.py": ""})
+    egg = tmp_path / "cryptography.egg-info"  # Debian's, without a version in its name
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: cryptography\nVersion: 38.0.4\n")
+    (egg / "top_level.txt").write_text("cryptography\n")
+    owner = distinfo.owner("cryptography", str(tmp_path / "cryptography/__init__.py"),
+                           str(tmp_path))
+    assert owner.kind == "dist-info" and owner.version == "38.0.4"
+    make_dist(tmp_path, "consumer", "1", {"c.py": ""}, requires=["cryptography>=35"])
+    found = distinfo.requirers({"cryptography"}, [str(tmp_path)])
+    assert [(d.name, text) for d, text in found] == [("consumer", "cryptography>=35")]
+
+
+def test_fedora_rpm_metadata_without_record_or_top_level(tmp_path):
+    make_dist(tmp_path, "python-dateutil", "2.8.2", {"dateutil/__init__.py": ""},
+              installer="rpm", record=False)
+    make_dist(tmp_path, "PyYAML", "6.0.1", {"yaml/__init__.py": ""}, installer="rpm",
+              record=False)
+    d = distinfo.owner("dateutil", str(tmp_path / "dateutil/__init__.py"), str(tmp_path))
+    assert (d.name, d.installer, d.files()) == ("python-dateutil", "rpm", None)
+    assert distinfo.owner("yaml", str(tmp_path / "yaml/__init__.py"),
+                          str(tmp_path)).name == "PyYAML"
+
+
+def test_ownership_by_module_location_not_first_metadata(tmp_path):
+    """A stale, empty foo-1.0.dist-info beside foo-1.5's real one: the RECORD
+    that lists the file wins; alone, the stale one still names a version."""
+    stale = tmp_path / "foo-1.0.dist-info"
+    stale.mkdir()
+    (stale / "METADATA").write_text("")
+    alone = distinfo.owner("foo", str(tmp_path / "foo.py"), str(tmp_path))
+    assert (alone.name, alone.version) == ("foo", "1.0")
+    distinfo.clear_cache()
+    make_dist(tmp_path, "foo", "1.5", {"foo.py": ""}, installer="pip")
+    assert distinfo.owner("foo", str(tmp_path / "foo.py"), str(tmp_path)).version == "1.5"
+
+
+def test_namespace_submodule_owner(tmp_path):
+    make_dist(tmp_path, "lazr.uri", "1.0.6", {"lazr/uri/__init__.py": ""}, kind="egg-info")
+    make_dist(tmp_path, "lazr.restfulclient", "0.14.5",
+              {"lazr/restfulclient/__init__.py": ""}, kind="egg-info")
+    for module in ("lazr.uri", "lazr.restfulclient"):
+        origin = tmp_path / module.replace(".", "/") / "__init__.py"
+        assert distinfo.owner(module, str(origin), str(tmp_path)).name == module
+
+
+def test_eggs_directory_and_zip(tmp_path):
+    egg = tmp_path / "pyparsing-3.0.4-py3.11.egg"
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO/PKG-INFO").write_text("Metadata-Version: 1.1\nName: pyparsing\n"
+                                           "Version: 3.0.4\n")
+    (egg / "EGG-INFO/requires.txt").write_text("[diagrams]\njinja2\n")
+    (egg / "pyparsing.py").write_text("")
+    d = distinfo.owner("pyparsing", str(egg / "pyparsing.py"), str(egg))
+    assert (d.name, d.version, d.kind) == ("pyparsing", "3.0.4", "egg")
+    assert d.requires() == ['jinja2 ; extra == "diagrams"']
+    zegg = tmp_path / "six-1.17.0-py3.egg"
+    with zipfile.ZipFile(zegg, "w") as zf:
+        zf.writestr("six.py", "")
+        zf.writestr("EGG-INFO/PKG-INFO", "Name: six\nVersion: 1.17.0\n")
+    d = distinfo.owner("six", str(zegg / "six.py"), str(zegg))
+    assert (d.name, d.version) == ("six", "1.17.0")
+    bare = tmp_path / "bare-2.0-py3.egg"
+    bare.mkdir()
+    d = distinfo.owner("bare", str(bare / "bare.py"), str(bare))
+    assert (d.name, d.version) == ("bare", "2.0")  # from the file name
+
+
+def test_garbage_never_raises(tmp_path):
+    junk = b"\xff\xfe\x00\x01garbage\n\n\x00"
+    for name in ("a-1.dist-info", "b.dist-info", "c-2.egg-info"):
+        d = tmp_path / name
+        d.mkdir()
+        for f in ("METADATA", "PKG-INFO", "RECORD", "top_level.txt", "requires.txt",
+                  "installed-files.txt", "INSTALLER"):
+            (d / f).write_bytes(junk)
+    (tmp_path / "d-1.egg-info").write_bytes(junk)  # an egg-info file (distutils)
+    (tmp_path / "e-1.dist-info").write_text("a file, not a directory")
+    (tmp_path / "f.egg").write_bytes(b"not a zip")
+    for dist in distinfo.distributions(str(tmp_path)) + distinfo.distributions(
+            str(tmp_path / "f.egg")):
+        dist.name, dist.version, dist.installer, dist.top_level(), dist.files()
+        dist.top_level_from_files(), dist.requires(), dist.as_json(), dist.claims("a")
+    assert distinfo.owner("a", str(tmp_path / "a.py"), str(tmp_path)) is not None
+    assert distinfo.distributions(str(tmp_path / "missing")) == []
+    assert distinfo.requirers({"x"}, [str(tmp_path), "/nonexistent"]) == []
