@@ -57,10 +57,11 @@ class Comparison:
 
     def row(self) -> dict[str, object]:
         r = sorted(self.ratios)
+        scale = 1e3 if self.unit == "ms" else 1.0  # seconds shown as ms; other units as they are
         return {
             "benchmark": self.name,
-            "baseline_ms": statistics.median(self.baseline.seconds) * 1e3,
-            "candidate_ms": statistics.median(self.candidate.seconds) * 1e3,
+            "baseline_ms": statistics.median(self.baseline.seconds) * scale,
+            "candidate_ms": statistics.median(self.candidate.seconds) * scale,
             "ratio": self.ratio,
             "ratio_min": r[0],
             "ratio_median": statistics.median(r),

@@ -86,11 +86,33 @@ def _distutils_hack(site: Path) -> None:
 
 
 def startup(ctx: Context) -> list[dict[str, object]]:
-    """`python -c pass`: no deployment vs the guard deployed (and setuptools' hook)."""
-    _, empty = ctx.user_base("ub-empty")
-    _, guarded = ctx.user_base("ub-guard")
+    """`python -c pass`: no deployment vs the guard deployed (and setuptools' hook), on the
+    newest pyenv CPython and on Debian's /usr/bin/python3.  The guard is deployed into a
+    temporary user site (PYTHONUSERBASE), which costs what a system deployment costs and
+    changes nothing outside the temporary directory."""
+    rows = []
+    pythons = [ctx.python]
+    if Path("/usr/bin/python3").exists() and ctx.python != "/usr/bin/python3":
+        pythons.append("/usr/bin/python3")
+    for python in pythons:
+        rows.extend(_startup(ctx, python))
+    return rows
+
+
+def _startup(ctx: Context, python: str) -> list[dict[str, object]]:
+    ctx_python, ctx.python = ctx.python, python
+    try:
+        return _startup_rows(ctx)
+    finally:
+        ctx.python = ctx_python
+
+
+def _startup_rows(ctx: Context) -> list[dict[str, object]]:
+    tag = Path(ctx.python).name + str(abs(hash(ctx.python)) % 1000)
+    _, empty = ctx.user_base("ub-empty-" + tag)
+    _, guarded = ctx.user_base("ub-guard-" + tag)
     ctx.cli("install", "--python", ctx.python, "--user", env=guarded)
-    dh_site, dh = ctx.user_base("ub-distutils-hack")
+    dh_site, dh = ctx.user_base("ub-distutils-hack-" + tag)
     _distutils_hack(dh_site)
     added = sorted(_modules(ctx.python, guarded) - _modules(ctx.python, empty))
     note = "modules added: %s" % (", ".join(added) or "none")
@@ -98,10 +120,11 @@ def startup(ctx: Context) -> list[dict[str, object]]:
                              capture_output=True, text=True, check=True).stdout.strip()
     argv = [ctx.python, "-c", "pass"]
     rows = []
-    comp = compare_commands("startup, CPython %s: `-c pass`" % version, (argv, empty),
+    label = "Debian " if ctx.python == "/usr/bin/python3" else ""
+    comp = compare_commands("startup, %sCPython %s: `-c pass`" % (label, version), (argv, empty),
                             (argv, guarded), ctx.repeat)
     rows.append(_row(comp, "<= 1.02", note))
-    ins = compare_instructions("startup, CPython %s: instructions (millions)" % version,
+    ins = compare_instructions("startup, %sCPython %s: instructions (millions)" % (label, version),
                                (argv, empty), (argv, guarded))
     if ins is not None:
         rows.append(_row(ins, "<= 1.02", "callgrind, PYTHONHASHSEED=0: repeatable"))
