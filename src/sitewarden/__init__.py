@@ -99,25 +99,29 @@ class SitewardenFinder:
         if hook is None and self.started and (path is not None or not self.top_level_checks):
             return None
         # _thread is built in and loaded at startup; threading is not (gevent needs that).
-        ident = sys.modules["_thread"].get_ident()
+        thread = sys.modules.get("_thread")
+        ident = thread.get_ident() if thread is not None else 0
         if ident in self._busy:
             return None
         self._busy.add(ident)
         try:
-            if not self.started and not _site_running():
-                self.started = True
-                _move_to_front(self)
-                for name in STARTED_HOOKS:
-                    try:
-                        _call(name, self)
-                    except Exception:
-                        pass
-            if path is None and "." not in fullname:
-                for check in self.top_level_checks:
-                    try:
-                        check(fullname)
-                    except Exception:
-                        pass
+            try:  # warnings fail open: nothing here may break an import
+                if not self.started and not _site_running():
+                    self.started = True
+                    _move_to_front(self)
+                    for name in STARTED_HOOKS:
+                        try:
+                            _call(name, self)
+                        except Exception:
+                            pass
+                if path is None and "." not in fullname:
+                    for check in self.top_level_checks:
+                        try:
+                            check(fullname)
+                        except Exception:
+                            pass
+            except Exception:
+                pass
             if hook is not None:
                 # Installer hooks fail closed: their exceptions propagate.
                 return _call("patching:spec_with_hook", self, fullname, path, target, hook)
