@@ -162,3 +162,30 @@ def test_killed_upgrade_never_loses_a_distro_file(make_hermetic, tmp_path):
         after = {p: p.read_bytes() for p in hp.distro_dir.rglob("*") if p.is_file()}
         assert after == before
     print("killed upgrades: %d runs, %d killed, distro files lost: 0" % (runs, kills))
+
+
+def test_garbage_sys_path_never_breaks_imports(guarded, tmp_path):
+    """Non-string entries, bytes, missing and vanishing directories, a symlink loop and a
+    directory with 100,000 entries, all present at the first import (when the guard scans)."""
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(100_000):
+        (big / ("m%d.py" % i)).touch()
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    vanishing = tmp_path / "vanishing"
+    vanishing.mkdir()
+    (vanishing / "gone_soon.py").write_text("X = 1\n")
+    code = (
+        "import sys, shutil\n"
+        "sys.path[:0] = [42, None, b'/tmp', %r, %r, %r, '/no/such/dir', %r]\n"
+        "import json\n"          # the first import after startup: the guard scans sys.path
+        "import gone_soon\n"
+        "shutil.rmtree(%r)\n"
+        "import random, enum\n"
+        "print('ok')\n" % (str(big), str(loop), str(vanishing), str(big / "m1.py"),
+                             str(vanishing))
+    )
+    proc = guarded.run(["-c", code])
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    assert "Traceback" not in proc.stderr
