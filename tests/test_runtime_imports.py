@@ -77,3 +77,27 @@ def test_hooks_only_touch_os_before_deciding():
     assert lines[0].index("SITEWARDEN_DISABLE") < lines[0].index("__import__('sitewarden')")
     start = (SRC.parent.parent / "hooks" / "sitewarden.start").read_text().split()
     assert start == ["sitewarden:activate"]
+
+
+def test_vendored_packaging_does_not_import_tags(tmp_path):
+    """Parsing a requirement in the deployed runtime must not pull in packaging.tags
+    (logging, subprocess, platform): it runs when a shadowed import is reported."""
+    import subprocess
+    import sys
+
+    from sitewarden import payload
+
+    payload.write_tree(tmp_path, payload.runtime_files())
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from sitewarden._vendor.packaging.requirements import Requirement\n"
+        "from sitewarden._vendor.packaging.utils import parse_wheel_filename\n"
+        "r = Requirement('pyparsing (!=3.0.1,<4) ; python_version > \"3.0\"')\n"
+        "assert r.specifier.contains('3.0.9') and not r.specifier.contains('3.0.1')\n"
+        "assert 'sitewarden._vendor.packaging.tags' not in sys.modules\n"
+        "assert 'logging' not in sys.modules and 'subprocess' not in sys.modules\n"
+        "assert parse_wheel_filename('six-1.17.0-py2.py3-none-any.whl')[0] == 'six'\n"
+        % str(tmp_path)
+    )
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -104,8 +104,30 @@ def runtime_files() -> dict[str, bytes]:
         vendored = rel.startswith("sitewarden/_vendor/packaging/") and rel.endswith(".py")
         if vendored and _absolute_packaging_imports(data):
             raise RuntimeError("vendored packaging imports itself absolutely in " + rel)
+        if rel == "sitewarden/_vendor/packaging/utils.py":
+            data = lazy_tags_import(data)
         files[rel] = data
     return files
+
+
+#: ``packaging.utils`` imports ``tags`` (logging, subprocess, platform, sysconfig...) for
+#: the one function that parses wheel file names; every user of ``specifiers`` and
+#: ``markers`` pays for it.  The vendored copy imports it where it is used instead.
+_TAGS_IMPORT = b"from .tags import Tag, parse_tag\n"
+_TAGS_USE = b"    tags = parse_tag(parts[-1])\n"
+
+
+def lazy_tags_import(source: bytes) -> bytes:
+    """The vendored ``packaging/utils.py`` with ``tags`` imported on use (unchanged if
+    this packaging is laid out differently: correct, only slower)."""
+    if source.count(_TAGS_IMPORT) != 1 or source.count(_TAGS_USE) != 1:
+        return source
+    if b"from __future__ import annotations" not in source:
+        return source  # ``Tag`` in annotations must stay unevaluated
+    source = source.replace(
+        _TAGS_IMPORT,
+        b"# sitewarden: tags is imported where it is used (see payload.lazy_tags_import).\n")
+    return source.replace(_TAGS_USE, b"    from .tags import parse_tag\n\n" + _TAGS_USE)
 
 
 def _absolute_packaging_imports(source: bytes) -> list[int]:
