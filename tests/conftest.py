@@ -32,6 +32,23 @@ def cli():
     return sitewarden_cli
 
 
+#: Wheels the install tests use, from PyPI (cached), served with --no-index --find-links.
+WHEELHOUSE = [("six", "1.17.0"), ("six", "1.16.0"), ("pyparsing", "3.1.4")]
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory):
+    """A local index of the wheels the installs need: no test reaches the network."""
+    import shutil
+
+    from harness import wheel
+
+    d = tmp_path_factory.mktemp("wheelhouse")
+    for name, version in WHEELHOUSE:
+        shutil.copy(wheel(name, version), d)
+    return d
+
+
 def tree_state(root: Path) -> dict[str, object]:
     """Everything under ``root``: relative path -> (mode, bytes or link target)."""
     out: dict[str, object] = {}

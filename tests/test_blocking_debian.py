@@ -9,24 +9,15 @@ import from /usr/local.
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import pytest
 
-from harness import debian_system_python, pip_dir, pip_versions_for, wheel
+from harness import debian_system_python, pip_dir, pip_versions_for
 
 CLI = [sys.executable, "-m", "sitewarden"]
 DEBIAN = debian_system_python()
 VERSIONS = pip_versions_for(DEBIAN.version) if DEBIAN else ["24.0"]
-
-
-@pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory):
-    d = tmp_path_factory.mktemp("debian-wheelhouse")
-    for name, version in [("six", "1.17.0"), ("pyparsing", "3.1.4")]:
-        shutil.copy(wheel(name, version), d)
-    return d
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -9,7 +9,6 @@ come from wheels cached from PyPI (``--no-index --find-links``).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -21,7 +20,6 @@ from harness import (
     pip_versions_for,
     pip_wheel,
     pyenv_interpreters,
-    wheel,
 )
 
 CLI = [sys.executable, "-m", "sitewarden"]
@@ -36,15 +34,6 @@ def _matrix():
 
 
 MATRIX = _matrix()
-
-
-@pytest.fixture(scope="session")
-def wheelhouse(tmp_path_factory):
-    """A local index of the wheels the installs need."""
-    d = tmp_path_factory.mktemp("wheelhouse")
-    for name, version in [("six", "1.17.0"), ("six", "1.16.0")]:
-        shutil.copy(wheel(name, version), d)
-    return d
 
 
 class Guarded:
