@@ -76,7 +76,9 @@ def test_hooks_only_touch_os_before_deciding():
     # The kill switch is read before anything of sitewarden is imported.
     assert lines[0].index("SITEWARDEN_DISABLE") < lines[0].index("__import__('sitewarden')")
     start = (SRC.parent.parent / "hooks" / "sitewarden.start").read_text().split()
-    assert start == ["sitewarden:activate"]
+    from sitewarden import ENTRY_POINT
+
+    assert start == [ENTRY_POINT] == ["sitewarden:activate"]  # the name never changes
 
 
 def test_vendored_packaging_does_not_import_tags(tmp_path):

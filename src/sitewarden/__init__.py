@@ -71,11 +71,16 @@ HOOKS = {
 STARTED_HOOKS = ["_watch:started"]
 
 
-def _call(target, *args):
-    """Import ``sitewarden.<module>`` and call ``function`` on first need."""
+def _resolve(target):
+    """``"module:function"`` inside sitewarden -> the function, imported now."""
     module_name, _, function = target.partition(":")
     module = __import__("sitewarden." + module_name, fromlist=[function])
-    return getattr(module, function)(*args)
+    return getattr(module, function)
+
+
+def _call(target, *args):
+    """Import ``sitewarden.<module>`` on first need and call ``function``."""
+    return _resolve(target)(*args)
 
 
 class SitewardenFinder:

@@ -12,8 +12,6 @@ import sys
 
 SCHEMA = 1
 
-SEVERITIES = ("info", "low", "medium", "high")
-
 #: Extra collectors: ``module:function`` inside this package, each returning
 #: ``(section_name, section_data, findings)``; later capabilities add theirs.
 COLLECTORS = ["layout:collect", "shadowing:collect", "pathcheck:collect"]

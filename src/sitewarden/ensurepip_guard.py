@@ -33,7 +33,7 @@ def on_module(module):
 
         root = kwargs.get("root")
         user = kwargs.get("user", False)
-        _state["overridden"] = refusal.override_active("install", environ=None)
+        _state["overridden"] = refusal.override_active("install")
         if root is None and refusal.applies() and not _state["overridden"]:
             return _refuse()
         if root is None and not in_virtualenv():

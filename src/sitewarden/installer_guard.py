@@ -7,7 +7,6 @@ pip's message, exit status 1; from code: :class:`sitewarden.ExternallyManagedErr
 Runtime module.
 """
 
-import os
 import sys
 
 
@@ -24,9 +23,7 @@ def _check(destination):
     if in_virtualenv() or getattr(destination, "destdir", None):
         return
     scheme = getattr(destination, "scheme_dict", None) or {}
-    own = set(scheme_guard.own_dirs()) | set(scheme_guard.protected_dirs())
-    targets = [scheme.get("purelib"), scheme.get("platlib")]
-    if not any(t and os.path.realpath(t) in own for t in targets):
+    if not scheme_guard.targets_interpreter([scheme.get("purelib"), scheme.get("platlib")]):
         return
     if refusal.applies() and not refusal.override_active("install"):
         if _from_command_line():

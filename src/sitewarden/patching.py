@@ -51,19 +51,14 @@ def find_real_spec(finder, fullname, path, target):
     return None
 
 
-def _resolve(target):
-    """``"module:function"`` inside sitewarden -> the function (imported now)."""
-    module_name, _, function = target.partition(":")
-    module = __import__("sitewarden." + module_name, fromlist=[function])
-    return getattr(module, function)
-
-
 def spec_with_hook(finder, fullname, path, target, after):
     """The real spec of ``fullname``, with ``after(module)`` run once it executed.
 
     ``after`` is a callable or a ``"module:function"`` name inside sitewarden.
     """
     if isinstance(after, str):
+        from . import _resolve
+
         after = _resolve(after)
     spec = find_real_spec(finder, fullname, path, target)
     if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):

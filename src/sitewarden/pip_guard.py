@@ -241,7 +241,8 @@ def distro_tool(name):
 def _report_distro_uninstall(refused):
     from .scheme_guard import own_dirs
 
-    local = own_dirs()[0] if own_dirs() else "the local site directory"
+    own = own_dirs()
+    local = own[0] if own else "the local site directory"
     seen = set()
     for name, version, root in refused:
         if (name, root) in seen:

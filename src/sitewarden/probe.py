@@ -117,6 +117,5 @@ sys.stdout.write(json.dumps({
     'meta_path_index': sys.meta_path.index(finders[0]) if finders else None,
     'module_file': getattr(mod, '__file__', None),
     'version': getattr(mod, '__version__', None),
-    'modules': sorted(sys.modules),
 }))
 """

@@ -12,7 +12,6 @@ import os
 import sys
 
 FLAG = "--break-system-packages"
-ENV = "PIP_BREAK_SYSTEM_PACKAGES"
 CONFIG_KEY = "break-system-packages"
 #: Set by the guard, to its own process id, in a process whose install it
 #: allowed through an override, so that the build subprocesses it starts
@@ -30,19 +29,15 @@ NOTE = (
 HINT = "hint: See PEP 668 for the detailed specification."
 
 
-def _true(value):
-    from .settings import TRUE_VALUES
-
-    return str(value).strip().lower() in TRUE_VALUES
-
-
 def pip_config_files(environ=None):
     """The configuration files pip reads, in pip's order (later wins)."""
     environ = os.environ if environ is None else environ
     explicit = environ.get("PIP_CONFIG_FILE")
     if explicit is not None and os.path.abspath(explicit) == os.devnull:
         return []
-    if _true(environ.get("PIP_ISOLATED", "")):
+    from .settings import is_true
+
+    if is_true(environ.get("PIP_ISOLATED", "")):
         files = []
     else:
         xdg_dirs = environ.get("XDG_CONFIG_DIRS", "") or "/etc/xdg"
@@ -65,6 +60,8 @@ def config_override(command, environ=None):
     """
     import configparser
 
+    from .settings import is_true
+
     value = None
     for path in pip_config_files(environ):
         if not os.path.isfile(path):
@@ -77,13 +74,16 @@ def config_override(command, environ=None):
         for section in ("global", command):
             if parser.has_option(section, CONFIG_KEY):
                 value = parser.get(section, CONFIG_KEY)
-    return value is not None and _true(value)
+    return value is not None and is_true(value)
 
 
-def override_active(command="install", flag=False, environ=None):
-    """Is PEP 668 overridden for this ``command`` (install or uninstall)?"""
+def override_active(command="install", environ=None):
+    """Is PEP 668 overridden for this ``command``, for installers other than pip
+    (pip reads its own flag, variable and configuration into its options)?"""
+    from .settings import break_system_packages_env
+
     environ = os.environ if environ is None else environ
-    if flag or _true(environ.get(ENV, "")) or inherited_override(environ):
+    if break_system_packages_env(environ) or inherited_override(environ):
         return True
     try:
         return config_override(command, environ)

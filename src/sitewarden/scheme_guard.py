@@ -14,52 +14,47 @@ import sys
 _state = {"armed": False, "hooked": False, "protected": None, "own": [], "refused": [],
           "errno": None}
 
-_WRITE_FLAGS = None
 
-
-def own_dirs():
-    """Directories installers of this interpreter may write to: the default
-    scheme's purelib/platlib and the user site."""
+def scheme_dirs():
+    """``(own, protected)`` real paths: the directories installers of this
+    interpreter may write to (the default scheme's purelib/platlib and the user
+    site), and the stdlib plus every site directory that is not one of those."""
     import site
     import sysconfig
 
     from .marker import default_scheme
 
     paths = sysconfig.get_paths(default_scheme())
-    dirs = [paths.get("purelib"), paths.get("platlib")]
+    own = [paths.get("purelib"), paths.get("platlib")]
     try:
-        dirs.append(site.getusersitepackages())
+        own.append(site.getusersitepackages())
     except Exception:
         pass
-    return [os.path.realpath(d) for d in dirs if d]
-
-
-def protected_dirs():
-    """The stdlib and every site directory that is not one of :func:`own_dirs`."""
-    import site
-    import sysconfig
-
-    from .marker import default_scheme
-
-    own = set(own_dirs())
-    paths = sysconfig.get_paths(default_scheme())
+    own = [os.path.realpath(d) for d in own if d]
     candidates = [paths.get("stdlib"), paths.get("platstdlib")]
     try:
         candidates.extend(site.getsitepackages())
     except Exception:
         pass
-    out = []
+    protected = []
     for d in candidates:
-        if not d:
-            continue
-        real = os.path.realpath(d)
-        if real in own or real in out:
-            continue
-        if any(real.startswith(o + os.sep) for o in own):
-            continue
-        out.append(real)
-    # A venv's own site-packages lives under its prefix; the base's stdlib stays protected.
-    return out
+        real = os.path.realpath(d) if d else None
+        if real and real not in own and real not in protected and _under(real, own) is None:
+            protected.append(real)
+    return own, protected
+
+
+def own_dirs():
+    """Directories installers of this interpreter may write to."""
+    return scheme_dirs()[0]
+
+
+def targets_interpreter(paths):
+    """Would installing into ``paths`` change this interpreter's own site
+    directories (its scheme's, the user site's, or a distro's)?"""
+    own, protected = scheme_dirs()
+    mine = set(own) | set(protected)
+    return any(p and os.path.realpath(p) in mine for p in paths)
 
 
 def _under(path, roots):
@@ -75,8 +70,7 @@ def protected_root(path, ancestors=False):
     The installer's own directories are carved out of the protected ones: on
     most builds ``site-packages`` lives inside the stdlib directory."""
     if _state["protected"] is None:
-        _state["protected"] = protected_dirs()
-        _state["own"] = own_dirs()
+        _state["own"], _state["protected"] = scheme_dirs()
     try:
         real = os.path.realpath(os.fsdecode(path))
     except Exception:
@@ -161,8 +155,7 @@ def arm():
     if not _state["hooked"]:
         sys.addaudithook(_audit)
         _state["hooked"] = True
-    _state["protected"] = protected_dirs()
-    _state["own"] = own_dirs()
+    _state["own"], _state["protected"] = scheme_dirs()
     _state["armed"] = True
 
 

@@ -1,7 +1,8 @@
 """Environment switches, parsed without importing anything.
 
-Imported at interpreter start, so only ``os`` is used.  Every value is
-tolerated: an unknown or garbled value is ignored, never an error.
+Every value is tolerated: an unknown or garbled value is ignored, never an
+error.  (``SITEWARDEN_DISABLE`` is read by the ``.pth`` line and by
+``sitewarden.activate`` themselves, before this module could be imported.)
 """
 
 import os
@@ -13,20 +14,10 @@ TRUE_VALUES = ("1", "y", "yes", "t", "true", "on")
 WARNING_KINDS = ("shadow", "path")
 
 
-def _flag(name, environ=None):
-    environ = os.environ if environ is None else environ
+def is_true(value):
+    """pip's reading of a boolean setting (``1``, ``yes``, ``true``...)."""
     try:
-        return str(environ.get(name, "")).strip().lower() in TRUE_VALUES
-    except Exception:
-        return False
-
-
-def disabled(environ=None):
-    """``SITEWARDEN_DISABLE`` set to anything but empty or ``0``: the guard does
-    nothing in this process (the same test the ``.pth`` line makes)."""
-    environ = os.environ if environ is None else environ
-    try:
-        return environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0")
+        return str(value).strip().lower() in TRUE_VALUES
     except Exception:
         return False
 
@@ -59,4 +50,5 @@ def silenced(kind, environ=None):
 
 def break_system_packages_env(environ=None):
     """``PIP_BREAK_SYSTEM_PACKAGES`` set to a true value (pip's override)."""
-    return _flag("PIP_BREAK_SYSTEM_PACKAGES", environ)
+    environ = os.environ if environ is None else environ
+    return is_true(environ.get("PIP_BREAK_SYSTEM_PACKAGES", ""))

@@ -13,15 +13,6 @@ is ``PIP_BREAK_SYSTEM_PACKAGES`` (or an install pip already let through).
 Runtime module.
 """
 
-import os
-
-
-def _targets_own_scheme(paths):
-    from . import scheme_guard
-
-    own = set(scheme_guard.own_dirs()) | set(scheme_guard.protected_dirs())
-    return any(path and os.path.realpath(path) in own for path in paths)
-
 
 def _check(command, paths, root=None):
     """Refuse (SystemExit 1 with pip's message) or arm the scheme guard."""
@@ -30,7 +21,7 @@ def _check(command, paths, root=None):
 
     if in_virtualenv() or root:
         return
-    if not _targets_own_scheme(paths):
+    if not scheme_guard.targets_interpreter(paths):
         return
     if refusal.applies() and not refusal.override_active("install"):
         refusal.write_message()
