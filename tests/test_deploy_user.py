@@ -176,17 +176,27 @@ def test_old_interpreters_are_refused(cli, tmp_path):
         assert list(tmp_path.iterdir()) == []
 
 
-def test_unwritable_target_is_refused_cleanly(cli):
-    """As an unprivileged user, into a root-owned site directory: one line, exit 2."""
+def test_unwritable_target_is_refused_cleanly():
+    """As an unprivileged user, into a root-owned site directory: one line, exit 2.
+
+    The checkout (and its .venv) may sit in a directory that user cannot read, so
+    the CLI runs from a world-readable copy of the package, on /usr/bin/python3."""
     if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
         pytest.skip("needs root (to switch users) and a world-readable interpreter")
     import shutil
     import tempfile
 
+    from sitewarden import payload
+
     top = Path(tempfile.mkdtemp(prefix="sitewarden-unwritable-"))
     try:
         os.chmod(top, 0o755)
-        site_env = {"PYTHONUSERBASE": str(top)}
+        cli_copy = top / "cli"
+        payload.write_tree(cli_copy, payload.runtime_files())
+        shutil.copytree(payload.hooks_dir(), cli_copy / "sitewarden" / "_hooks")
+        for p in [cli_copy, *cli_copy.rglob("*")]:
+            os.chmod(p, 0o755 if p.is_dir() else 0o644)
+        site_env = {"PYTHONUSERBASE": str(top / "base")}
         python = "/usr/bin/python3"
         probe = run(python, "-c", "import site; print(site.getusersitepackages())", env=site_env)
         site = Path(probe.stdout.strip())
@@ -195,7 +205,12 @@ def test_unwritable_target_is_refused_cleanly(cli):
             if d == top.parent:
                 break
             os.chmod(d, 0o755)
-        proc = cli("install", "--python", python, "--user", env=site_env, user=65534)
+        env = dict(os.environ, PYTHONPATH=str(cli_copy), HOME=str(top), **site_env)
+        env.pop("SITEWARDEN_DISABLE", None)
+        proc = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-m",
+             "sitewarden", "install", "--python", python, "--user"],
+            capture_output=True, text=True, env=env, cwd=str(top), stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert "not writable" in proc.stderr and len(proc.stderr.splitlines()) == 1
         assert list(site.iterdir()) == []
