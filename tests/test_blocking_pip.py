@@ -251,9 +251,9 @@ def test_nothing_in_a_virtual_environment(tmp_path, wheelhouse):
     subprocess.run([interp.executable, "-m", "venv", "--system-site-packages", str(venv)],
                    env=env, check=True)
     py = str(venv / "bin" / "python")
-    proc = subprocess.run([py, "-c", "import sys; print(type(sys.meta_path[0]).__name__)"],
+    proc = subprocess.run([py, "-c", "import sys; print(sys.meta_path[0].__name__)"],
                           env=env, capture_output=True, text=True)
-    assert proc.stdout.strip() == "SitewardenFinder"  # the guard is loaded, and quiet
+    assert proc.stdout.strip() == "sitewarden"  # the guard is loaded, and quiet
     proc = subprocess.run([py, "-m", "pip", "install", "--no-index", "--find-links",
                            str(wheelhouse), "six"], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

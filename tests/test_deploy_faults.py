@@ -26,7 +26,7 @@ STRESS = max(1, int(os.environ.get("SITEWARDEN_STRESS", "1") or 1))
 PYTHON = pyenv_interpreters()[-1].executable
 
 CHECK_ACTIVE = (
-    "import json, sys; print(json.dumps([type(f).__name__ for f in sys.meta_path]))"
+    "import json, sys; print(json.dumps([getattr(f, '__name__', 0) for f in sys.meta_path]))"
 )
 
 
@@ -54,7 +54,7 @@ def assert_consistent(base: Path) -> bool:
     proc = subprocess.run([PYTHON, "-c", CHECK_ACTIVE], capture_output=True, text=True,
                           env=_env(base), cwd="/")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    active = "SitewardenFinder" in json.loads(proc.stdout)
+    active = "sitewarden" in json.loads(proc.stdout)
     site = _user_site(base)
     if (site / "sitewarden.pth").exists():
         assert active, "a .pth without a working runtime"

@@ -24,7 +24,7 @@ CLI = [sys.executable, "-m", "sitewarden"]
 
 #: Reports the state at the end of startup without importing anything (``sys``
 #: is already loaded), so no import reaches the finder: what ``-c pass`` leaves.
-SHOW = ("import sys; sys.stdout.write(repr({'finders': [type(f).__name__ for f in "
+SHOW = ("import sys; sys.stdout.write(repr({'finders': [getattr(f, '__name__', 0) for f in "
         "sys.meta_path], 'modules': sorted(sys.modules)}))")
 
 
@@ -35,7 +35,7 @@ def _started(run, python, env=None, *flags):
 
 
 def _guarded(run, python, env=None, *flags):
-    return "SitewardenFinder" in _started(run, python, env, *flags)["finders"]
+    return "sitewarden" in _started(run, python, env, *flags)["finders"]
 
 
 # ------------------------------------------------------------------ Debian
@@ -52,7 +52,7 @@ def test_debian_install_activate_disable_uninstall(debian_ns):
     assert str(ns.local_dir) in proc.stdout
 
     started = _started(ns.run, ns.executable)
-    assert "SitewardenFinder" in started["finders"]
+    assert "sitewarden" in started["finders"]
     # Startup imports nothing beyond the baseline but sitewarden itself.
     assert sorted(set(started["modules"]) - set(baseline)) == ["sitewarden"]
     assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
@@ -67,7 +67,7 @@ def test_debian_install_activate_disable_uninstall(debian_ns):
     digest = ns.tree_digest(str(ns.local_dir))
     pths_before = {p for p in before if p.endswith(".pth")}
     assert {p for p in digest if p.endswith(".pth")} - pths_before == {"sitewarden.pth"}
-    assert _started(ns.run, ns.executable)["finders"].count("SitewardenFinder") == 1
+    assert _started(ns.run, ns.executable)["finders"].count("sitewarden") == 1
 
     proc = ns.run([*CLI, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
@@ -136,7 +136,7 @@ def test_hermetic_system_install(base, make_hermetic, cli):
     assert proc.returncode == 0, proc.stderr
     assert (hp.local_dir / "sitewarden.pth").is_file()
     started = _started(run, hp.executable)
-    assert "SitewardenFinder" in started["finders"]
+    assert "sitewarden" in started["finders"]
     # Only the guard's own module: 3.13 imports linecache after site for -c, from
     # C; that is not the program's first import, so the path checks stay unloaded.
     assert sorted(set(started["modules"]) - set(baseline)) == ["sitewarden"]

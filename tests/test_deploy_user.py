@@ -20,7 +20,8 @@ from harness import pyenv_interpreters
 PYTHONS = [pytest.param(i.executable, id=i.id) for i in pyenv_interpreters()]
 
 SHOW = (
-    "import json, sys; print(json.dumps({'finders': [type(f).__name__ for f in sys.meta_path], "
+    "import json, sys; print(json.dumps({'finders': "
+    "[getattr(f, '__name__', 0) for f in sys.meta_path], "
     "'sw': [m for m in sys.modules if m.startswith('sitewarden')]}))"
 )
 
@@ -54,14 +55,14 @@ def test_user_install_activates_and_uninstall_restores(python, cli, userbase):
 
     # Every later start loads the guard (other .pth finders may be put ahead of it
     # during startup; it moves back to the front at the first import after startup).
-    assert finders(python, env).count("SitewardenFinder") == 1
-    proc = run(python, "-c", "import json, sys; print(type(sys.meta_path[0]).__name__)", env=env)
-    assert proc.stdout.strip() == "SitewardenFinder"
+    assert finders(python, env).count("sitewarden") == 1
+    proc = run(python, "-c", "import json, sys; print(sys.meta_path[0].__name__)", env=env)
+    assert proc.stdout.strip() == "sitewarden"
     # The kill switch keeps it out; -s and -I skip the user site, hence the guard.
-    assert "SitewardenFinder" not in finders(python, dict(env, SITEWARDEN_DISABLE="1"))
-    assert "SitewardenFinder" not in finders(python, env, "-s")
-    assert "SitewardenFinder" not in finders(python, env, "-I")
-    assert "SitewardenFinder" not in finders(python, env, "-S")
+    assert "sitewarden" not in finders(python, dict(env, SITEWARDEN_DISABLE="1"))
+    assert "sitewarden" not in finders(python, env, "-s")
+    assert "sitewarden" not in finders(python, env, "-I")
+    assert "sitewarden" not in finders(python, env, "-S")
     # -E ignores PYTHON* variables (so PYTHONUSERBASE too): the default user
     # site is then used; the guard is not there.  Documented, not an error.
 
@@ -76,12 +77,12 @@ def test_user_install_activates_and_uninstall_restores(python, cli, userbase):
     proc = cli("install", "--python", python, "--user", env=env)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in site.iterdir() if p.suffix == ".pth") == ["sitewarden.pth"]
-    assert finders(python, env).count("SitewardenFinder") == 1
+    assert finders(python, env).count("sitewarden") == 1
 
     proc = cli("uninstall", "--python", python, "--user", env=env)
     assert proc.returncode == 0, proc.stderr
     assert not base.exists(), "uninstall leaves the directories it created"
-    assert "SitewardenFinder" not in finders(python, env)
+    assert "sitewarden" not in finders(python, env)
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -109,9 +110,9 @@ def test_pth_processed_twice_installs_one_finder(python, cli, userbase):
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
     site = next(base.rglob("site-packages"))
     (site / "zz-again.pth").write_text((site / "sitewarden.pth").read_text())
-    assert finders(python, env).count("SitewardenFinder") == 1
+    assert finders(python, env).count("sitewarden") == 1
     proc = run(python, "-c", "import sitewarden as s, sys; s.activate(); s.activate(); "
-               "print(sum(type(f).__name__ == 'SitewardenFinder' for f in sys.meta_path))",
+               "print(sum(getattr(f, '__name__', 0) == 'sitewarden' for f in sys.meta_path))",
                env=env)
     assert proc.stdout.strip() == "1"
 
@@ -126,7 +127,7 @@ def test_orphaned_pth_is_silent(python, cli, userbase):
     shutil.rmtree(site / "sitewarden")
     proc = run(python, "-c", "pass", env=env)
     assert proc.returncode == 0 and proc.stderr == ""
-    assert "SitewardenFinder" not in finders(python, env)
+    assert "sitewarden" not in finders(python, env)
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -134,9 +135,10 @@ def test_frozen_process_is_left_alone(python, cli, userbase):
     env, _ = userbase
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
     proc = run(python, "-c", "import sys; sys.frozen = True; import sitewarden as s; "
-               "s.deactivate(); print(s.activate(), [type(f).__name__ for f in sys.meta_path])",
+               "s.deactivate(); print(s.activate(), "
+               "[getattr(f, '__name__', 0) for f in sys.meta_path])",
                env=env)
-    assert proc.stdout.startswith("None") and "SitewardenFinder" not in proc.stdout
+    assert proc.stdout.startswith("None") and "sitewarden" not in proc.stdout
 
 
 def test_site_dir_must_be_a_site_directory(cli, tmp_path):

@@ -69,6 +69,21 @@ def test_runtime_is_python38_syntax(path):
     ast.parse(path.read_text(encoding="utf-8"), feature_version=(3, 8))
 
 
+def test_startup_module_creates_no_class():
+    """Creating a class is a third of what a start pays for a small module: the
+    startup module is its own finder (module-level ``find_spec``), and the public
+    classes load lazily (PEP 562)."""
+    tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
+    assert not [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    import sitewarden
+
+    assert callable(sitewarden.find_spec) and sitewarden._sitewarden_finder is True
+    assert sitewarden.ShadowWarning.__module__ == "sitewarden"
+    assert sitewarden.deactivate.__module__ == "sitewarden.activation"
+    with pytest.raises(AttributeError):
+        sitewarden.invalidate_caches  # noqa: B018 (importlib probes it with hasattr)
+
+
 def test_hooks_only_touch_os_before_deciding():
     pth = (SRC.parent.parent / "hooks" / "sitewarden.pth").read_text()
     lines = [line for line in pth.splitlines() if line.strip() and not line.startswith("#")]

@@ -1,15 +1,12 @@
 """sitewarden: PEP 668 enforced inside the interpreter.
 
-This module is what runs at every start of a guarded interpreter:
-``sitewarden.pth`` (or ``sitewarden.start``, PEP 829) imports it and calls
-:func:`activate`, which puts one plain-class finder at the front of
-``sys.meta_path``.  Startup is sacred, so it imports only ``os`` and ``sys``,
-scans no directory, reads no file and creates one class; everything else
-(the public warning classes included) loads on first need.  The finder never
-finds anything: it watches imports and hands the few that matter to modules
-imported then.  Everything here fails open: an exception in the guard must
-never break the interpreter (blocks, which fail closed, live in the
-installer hooks).
+Every start of a guarded interpreter runs this module (``sitewarden.pth``, or
+PEP 829's ``sitewarden.start``, calls :func:`activate`), so it imports only
+``os`` and ``sys``, reads no file and creates no class: the finder it puts on
+``sys.meta_path`` is this module itself (the finder protocol asks only for a
+``find_spec`` attribute).  The finder never finds anything; it hands the few
+imports that matter to modules imported then.  Warnings fail open; blocks,
+in the installer hooks, fail closed.  Measured in benchmarks/ (startup).
 """
 
 import os
@@ -17,43 +14,16 @@ import sys
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ExternallyManagedError",
-    "PathWarning",
-    "ShadowWarning",
-    "SitewardenWarning",
-    "__version__",
-    "activate",
-    "deactivate",
-]
-
-#: The entry point named by ``sitewarden.start`` (PEP 829) and ``sitewarden.pth``.
-#: Its name never changes.
+#: The entry point named by ``sitewarden.start`` and ``sitewarden.pth``; never renamed.
 ENTRY_POINT = "sitewarden:activate"
 
-_PUBLIC_CLASSES = ("SitewardenWarning", "ShadowWarning", "PathWarning", "ExternallyManagedError")
-
-
-def __getattr__(name):
-    # PEP 562: the public classes are created on first use, not at startup.
-    if name in _PUBLIC_CLASSES:
-        from . import categories
-
-        return getattr(categories, name)
-    raise AttributeError("module 'sitewarden' has no attribute %r" % (name,))
-
-
-#: Fully qualified module names whose import arms a hook, mapped to the
-#: ``module:function`` (inside this package) that patches the module right
-#: after it executed (see ``patching``).  Looked up with one dict access per
-#: import; nothing of the hook is imported until a watched module is.
+#: Module names whose import arms an installer hook -> ``module:function`` in this
+#: package that patches the module once it executed (see ``patching``).
 HOOKS = {
-    # pip 9
-    "pip.commands.install": "pip_guard:on_install_module",
+    "pip.commands.install": "pip_guard:on_install_module",  # pip 9
     "pip.commands.uninstall": "pip_guard:on_uninstall_module",
     "pip.utils": "pip_guard:on_misc_module",
-    # pip 10 and later
-    "pip._internal.commands.install": "pip_guard:on_install_module",
+    "pip._internal.commands.install": "pip_guard:on_install_module",  # pip 10+
     "pip._internal.commands.uninstall": "pip_guard:on_uninstall_module",
     "pip._internal.utils.misc": "pip_guard:on_misc_module",
     "pip._internal.req.req_uninstall": "pip_guard:on_req_uninstall_module",
@@ -65,137 +35,116 @@ HOOKS = {
     "installer._core": "installer_guard:on_core_module",
 }
 
-
-#: Called once, at the first import after ``site`` has finished building
-#: ``sys.path`` (``module:function`` inside this package), with the finder.
+#: Called with this module once, at the first import after startup.
 STARTED_HOOKS = ["_watch:started"]
 
+_sitewarden_finder = True  # how installed_finder() recognises a guard on sys.meta_path
+_started = False
+_checks = []  # per-import checks (top-level name) installed by STARTED_HOOKS
+_busy = set()  # threads inside find_spec: no re-entrancy
 
-def _resolve(target):
-    """``"module:function"`` inside sitewarden -> the function, imported now."""
-    module_name, _, function = target.partition(":")
-    module = __import__("sitewarden." + module_name, fromlist=[function])
-    return getattr(module, function)
+
+def __getattr__(name):
+    # PEP 562: the public classes and the rarely used controls load on first use.
+    if name in _CLASSES:
+        module = "categories"
+    elif name in ("deactivate", "installed_finder"):
+        module = "activation"
+    else:
+        raise AttributeError("module 'sitewarden' has no attribute %r" % (name,))
+    return getattr(__import__("sitewarden." + module, fromlist=[name]), name)
+
+
+_CLASSES = ("SitewardenWarning", "ShadowWarning", "PathWarning", "ExternallyManagedError")
+__all__ = _CLASSES + ("__version__", "activate", "deactivate", "installed_finder")
 
 
 def _call(target, *args):
-    """Import ``sitewarden.<module>`` on first need and call ``function``."""
-    return _resolve(target)(*args)
+    """Call ``"module:function"`` inside sitewarden, importing it now."""
+    module, _, function = target.partition(":")
+    return getattr(__import__("sitewarden." + module, fromlist=[function]), function)(*args)
 
 
-class SitewardenFinder:
-    """Watches imports; never claims one (``find_spec`` returns None, or the
-    spec another finder produced with a patch hook attached)."""
-
-    _sitewarden_finder = True
-
-    def __init__(self):
-        self.started = False
-        self._busy = set()  # thread idents inside the finder: no re-entrancy
-        #: Per-import checks installed by STARTED_HOOKS: callables taking the
-        #: top-level module name.  Empty until then.
-        self.top_level_checks = []
-
-    def __repr__(self):
-        return "<sitewarden finder>"
-
-    def find_spec(self, fullname, path=None, target=None):
-        hook = HOOKS.get(fullname)
-        if hook is None and self.started and (path is not None or not self.top_level_checks):
-            return None
-        # _thread is built in and loaded at startup; threading is not (gevent needs that).
-        thread = sys.modules.get("_thread")
-        ident = thread.get_ident() if thread is not None else 0
-        if ident in self._busy:
-            return None
-        self._busy.add(ident)
-        try:
-            try:  # warnings fail open: nothing here may break an import
-                if not self.started and not _site_running():
-                    self.started = True
-                    _move_to_front(self)
-                    for name in STARTED_HOOKS:
-                        try:
-                            _call(name, self)
-                        except Exception:
-                            pass
-                if path is None and "." not in fullname:
-                    for check in self.top_level_checks:
-                        try:
-                            check(fullname)
-                        except Exception:
-                            pass
-            except Exception:
-                pass
-            if hook is not None:
-                # Installer hooks fail closed: their exceptions propagate.
-                return _call("patching:spec_with_hook", self, fullname, path, target, hook)
-            return None
-        finally:
-            self._busy.discard(ident)
-
-    def invalidate_caches(self):
-        pass
+def find_spec(fullname, path=None, target=None):
+    """Watch an import; return None, or another finder's spec with a hook attached."""
+    global _started
+    hook = HOOKS.get(fullname)
+    if hook is None:
+        if _started:
+            if path is not None or not _checks:
+                return None
+        elif _site_running():
+            return None  # still starting up: nothing to watch yet
+    # _thread is built in and loaded at startup; threading is not (gevent needs that).
+    thread = sys.modules.get("_thread")
+    ident = thread.get_ident() if thread is not None else 0
+    if ident in _busy:
+        return None
+    _busy.add(ident)
+    try:
+        try:  # warnings fail open: nothing here may break an import
+            # (the site check already ran when no hook is due)
+            if not _started and (hook is None or not _site_running()):
+                _started = True
+                for name in STARTED_HOOKS:
+                    try:
+                        _call(name, _this())
+                    except Exception:
+                        pass
+            if path is None and "." not in fullname:
+                for check in _checks:
+                    try:
+                        check(fullname)
+                    except Exception:
+                        pass
+        except Exception:
+            pass
+        if hook is not None:
+            # Installer hooks fail closed: their exceptions propagate.
+            return _call("patching:spec_with_hook", _this(), fullname, path, target, hook)
+        return None
+    finally:
+        _busy.discard(ident)
 
 
-def _move_to_front(finder):
-    """Finders that later .pth files put ahead (``_distutils_hack``) must not
-    hide watched modules from the guard.  Safe during the import system's
-    iteration: entries after ours keep their indexes."""
-    meta_path = sys.meta_path
-    if meta_path and meta_path[0] is not finder and finder in meta_path:
-        meta_path.remove(finder)
-        meta_path.insert(0, finder)
+def _this():
+    return sys.modules[__name__]
 
 
 def _site_running():
-    """True while the interpreter is still starting: ``site`` is building
-    ``sys.path`` (a frame runs in site's globals: ``.pth`` files,
-    ``sitecustomize``), or the import comes from the interpreter's C code with
-    no Python caller at all (3.13 imports ``linecache`` for ``-c``): such an
-    import is not the program's first."""
+    """Still starting: a frame runs in ``site``'s globals (``.pth`` files,
+    sitecustomize), or no Python code called the import (3.13 imports
+    ``linecache`` for ``-c`` from C)."""
     site = sys.modules.get("site")
     site_globals = site.__dict__ if site is not None else None
     try:
-        frame = sys._getframe(2)
+        frame = first = sys._getframe(2)
     except (AttributeError, ValueError):
         return False
-    python_caller = False
     while frame is not None:
         if frame.f_globals is site_globals:
             return True
-        if not python_caller and not frame.f_code.co_filename.startswith("<frozen importlib"):
-            python_caller = True
         frame = frame.f_back
-    return not python_caller
-
-
-def installed_finder():
-    """The guard's finder on ``sys.meta_path``, or None."""
-    for finder in sys.meta_path:
-        if getattr(finder, "_sitewarden_finder", False) is True:
-            return finder
-    return None
+    frame = first
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith("<frozen importlib"):
+            return False
+        frame = frame.f_back
+    return True
 
 
 def activate():
     """Install the guard in this process.  Idempotent; never raises."""
     try:
-        if getattr(sys, "frozen", False):
+        if getattr(sys, "frozen", False) or os.environ.get("SITEWARDEN_DISABLE", "0") not in (
+            "", "0"
+        ):
             return None
-        if os.environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0"):
-            return None
-        finder = installed_finder()
-        if finder is None:
-            finder = SitewardenFinder()
-            sys.meta_path.insert(0, finder)
+        for finder in sys.meta_path:
+            if getattr(finder, "_sitewarden_finder", False) is True:
+                return finder
+        finder = _this()
+        sys.meta_path.insert(0, finder)
         return finder
     except Exception:
         return None
-
-
-def deactivate():
-    """Remove the guard's finder from ``sys.meta_path`` (tests, embedding)."""
-    sys.meta_path[:] = [
-        f for f in sys.meta_path if getattr(f, "_sitewarden_finder", False) is not True
-    ]

@@ -288,7 +288,9 @@ def entries_ahead_of_stdlib(path=None):
 
 
 def started(finder):
-    """``STARTED_HOOKS`` entry: arm the ``sys.path`` and shadowing watches."""
+    """``STARTED_HOOKS`` entry: keep the guard first, arm the ``sys.path`` and
+    shadowing watches."""
+    _move_to_front(finder)
     quiet = ()
     if os.environ.get("SITEWARDEN_SILENCE"):
         from .settings import silenced_kinds
@@ -299,6 +301,16 @@ def started(finder):
         _start_path(suffixes)
     if "shadow" not in quiet:
         _start_shadow(finder, suffixes)
+
+
+def _move_to_front(finder):
+    """Finders that later ``.pth`` files put ahead (``_distutils_hack``) must not
+    hide watched modules from the guard.  Safe during the import system's
+    iteration: entries after ours keep their indexes."""
+    meta_path = sys.meta_path
+    if meta_path and meta_path[0] is not finder and finder in meta_path:
+        meta_path.remove(finder)
+        meta_path.insert(0, finder)
 
 
 def _start_path(suffixes):
@@ -342,7 +354,7 @@ def _start_shadow(finder, suffixes):
             index.setdefault(name, []).append(entry)
     _state["index"] = index
     if index:
-        finder.top_level_checks.append(_make_check(index))
+        finder._checks.append(_make_check(index))
 
 
 def _make_check(index):

@@ -57,9 +57,8 @@ def spec_with_hook(finder, fullname, path, target, after):
     ``after`` is a callable or a ``"module:function"`` name inside sitewarden.
     """
     if isinstance(after, str):
-        from . import _resolve
-
-        after = _resolve(after)
+        module, _, function = after.partition(":")
+        after = getattr(__import__("sitewarden." + module, fromlist=[function]), function)
     spec = find_real_spec(finder, fullname, path, target)
     if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):
         return spec
