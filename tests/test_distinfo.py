@@ -192,3 +192,35 @@ def test_garbage_never_raises(tmp_path):
     assert distinfo.owner("a", str(tmp_path / "a.py"), str(tmp_path)) is not None
     assert distinfo.distributions(str(tmp_path / "missing")) == []
     assert distinfo.requirers({"x"}, [str(tmp_path), "/nonexistent"]) == []
+
+
+def test_fifo_and_directory_metadata_neither_hang_nor_raise(tmp_path):
+    """A FIFO planted as METADATA (no writer) would block a plain ``open()`` forever."""
+    import os
+
+    d = tmp_path / "fifo-1.0.dist-info"
+    d.mkdir()
+    os.mkfifo(d / "METADATA")
+    os.mkfifo(d / "RECORD")
+    e = tmp_path / "dir-1.0.egg-info"
+    (e / "PKG-INFO").mkdir(parents=True)
+    (e / "requires.txt").mkdir()
+    dists = distinfo.distributions(str(tmp_path))
+    assert [(x.name, x.version) for x in dists] == [("dir", "1.0"), ("fifo", "1.0")]
+    for dist in dists:
+        assert dist.requires() == [] and not dist.may_require([b"fifo", b"dir"])
+        dist.files(), dist.top_level(), dist.as_json()
+    assert distinfo.requirers({"fifo"}, [str(tmp_path)]) == []
+
+
+def test_requirers_read_only_what_mentions_the_name(tmp_path):
+    """The byte pre-filter folds case and separators as PEP 503 does, so every spelling
+    of a requirement is found, and distributions that do not mention it are not parsed."""
+    make_dist(tmp_path, "a", "1", requires=["Ruamel_Yaml>=0.17"])
+    make_dist(tmp_path, "b", "1", requires=['ruamel..yaml ; extra == "x"'], kind="egg-info")
+    make_dist(tmp_path, "c", "1", requires=["other"])
+    found = distinfo.requirers({"ruamel-yaml"}, [str(tmp_path)])
+    assert sorted((d.name, t) for d, t in found) == [
+        ("a", "Ruamel_Yaml>=0.17"), ("b", 'ruamel..yaml ; (extra == "x")')]
+    c = [d for d in distinfo.distributions(str(tmp_path)) if d.file_name == "c"][0]
+    assert not c.may_require([b"ruamel-yaml"]) and "headers" not in c._cache

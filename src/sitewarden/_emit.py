@@ -99,7 +99,6 @@ def apply_warnoptions(package):
     rejected ("Invalid -W option ignored").  Applied again here, on the first
     warning, in order, as ``warnings`` itself would have.
     """
-    import re
     import warnings
 
     prefix = package.__name__ + "."
@@ -119,6 +118,8 @@ def apply_warnoptions(package):
             cls = getattr(package, category[len(prefix):], None)
             if action is None or not (isinstance(cls, type) and issubclass(cls, Warning)):
                 continue
+            import re  # only for an option that names a sitewarden category
+
             warnings.filterwarnings(action, re.escape(message), cls,
                                     re.escape(module) + r"\Z" if module else "",
                                     int(lineno) if lineno.isdigit() else 0)

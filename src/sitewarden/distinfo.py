@@ -28,17 +28,10 @@ _packaging = []
 
 def canonicalize(name):
     """PEP 503 normalisation: lower case, runs of ``-_.`` as one ``-``."""
-    out = []
-    sep = False
-    for ch in str(name).strip().lower():
-        if ch in "-_.":
-            if not sep:
-                out.append("-")
-            sep = True
-        else:
-            out.append(ch)
-            sep = False
-    return "".join(out)
+    text = str(name).strip().lower().replace("_", "-").replace(".", "-")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text
 
 
 def module_suffixes():
@@ -59,14 +52,43 @@ def _read_bytes(path, member=None):
     """A file's bytes (or a zip member's when ``member`` is given); None on error."""
     try:
         if member is None:
-            with open(path, "rb") as f:
-                return f.read(MAX_BYTES)
+            return _read_file(path)
         import zipfile
 
         with zipfile.ZipFile(path) as zf, zf.open(member) as f:
             return f.read(MAX_BYTES)
     except Exception:
         return None
+
+
+def _read_file(path):
+    """Up to MAX_BYTES of a file, through ``os.open``/``os.read`` (a fraction of what
+    ``open()`` costs, which matters for hundreds of metadata files).  ``O_NONBLOCK``: a
+    FIFO planted as metadata cannot hang the process.  None on error (a directory...)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, TypeError, ValueError):
+        return None
+    try:
+        data = os.read(fd, _CHUNK)
+        if len(data) < _CHUNK:
+            return data  # nearly every metadata file: one read
+        chunks = [data]
+        size = len(data)
+        while size < MAX_BYTES:
+            data = os.read(fd, min(1 << 20, MAX_BYTES - size))
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_CHUNK = 1 << 14
 
 
 def _decode(data):
@@ -142,11 +164,18 @@ class Distribution:
     ``kind`` is ``dist-info``, ``egg-info`` or ``egg``.
     """
 
-    def __init__(self, location, path, kind):
+    def __init__(self, location, path, kind, is_dir=None):
         self.location = location
         self.path = path
         self.kind = kind
         self._cache = {}
+        self._is_dir = is_dir  # known from the directory scan, else looked up once
+
+    @property
+    def is_dir(self):
+        if self._is_dir is None:
+            self._is_dir = os.path.isdir(self.path)
+        return self._is_dir
 
     def __repr__(self):
         return "<Distribution %s %s at %s>" % (self.name, self.version, self.path)
@@ -159,11 +188,11 @@ class Distribution:
             return self._cache[key]
         text = None
         if self.kind == "egg":
-            if os.path.isdir(self.path):
+            if self.is_dir:
                 text = _decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
             else:
                 text = _decode(_read_bytes(self.path, "EGG-INFO/" + name))
-        elif self.kind == "egg-info" and not os.path.isdir(self.path):
+        elif self.kind == "egg-info" and not self.is_dir:
             text = _decode(_read_bytes(self.path)) if name == "PKG-INFO" else None
         else:
             text = _decode(_read_bytes(os.path.join(self.path, name)))
@@ -193,6 +222,38 @@ class Distribution:
         name = parts[0] if parts else None
         version = parts[1] if len(parts) > 1 else None
         return name, version
+
+    @property
+    def file_name(self):
+        """The project name as the metadata's file name spells it (no file read)."""
+        return self._name_version_from_filename()[0]
+
+    def may_require(self, needles):
+        """Could this distribution require one of ``needles`` (canonical names, bytes)?
+
+        A byte search in the raw requirement sources (``METADATA``/``PKG-INFO``,
+        ``requires.txt``), separators and case folded, before anything is
+        parsed: False means no requirement of it names one of them.
+        """
+        if self.kind == "egg" or not needles:
+            return True
+        if self.kind == "dist-info":
+            sources = (self.path + "/METADATA",)
+        elif self.is_dir:
+            sources = (self.path + "/PKG-INFO", self.path + "/requires.txt")
+        else:
+            sources = (self.path,)
+        for source in sources:
+            data = _read_file(source)
+            if not data:
+                continue
+            hay = data.lower().replace(b"_", b"-").replace(b".", b"-")
+            while b"--" in hay:
+                hay = hay.replace(b"--", b"-")
+            for needle in needles:
+                if needle in hay:
+                    return True
+        return False
 
     @property
     def name(self):
@@ -241,7 +302,7 @@ class Distribution:
                 text = self._member("RECORD")
                 if text is not None:
                     out = [_record_path(line) for line in text.splitlines() if line.strip()]
-            elif self.kind == "egg-info" and os.path.isdir(self.path):
+            elif self.kind == "egg-info" and self.is_dir:
                 text = self._member("installed-files.txt")
                 if text is not None:
                     rel_root = os.path.basename(self.path)
@@ -368,14 +429,16 @@ def distributions(directory):
     else:
         try:
             with os.scandir(key) as it:
-                names = sorted(e.name for e in it)
+                found = sorted((e.name, e) for e in it if _metadata_kind(e.name))
         except (OSError, TypeError, ValueError):
-            names = []
-        for name in names:
-            kind = _metadata_kind(name)
-            if kind is not None:
-                out.append(Distribution(directory, os.path.join(directory or os.curdir, name),
-                                        kind))
+            found = []
+        base = (directory or os.curdir).rstrip("/") + "/"
+        for name, e in found:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            out.append(Distribution(directory, base + name, _metadata_kind(name), is_dir))
     _dir_cache[key] = (stamp, out)
     return out
 
@@ -411,6 +474,39 @@ def _owner(module, origin, entry):
     top = module.split(".")[0]
     rel = _relative(origin, entry) if origin else None
     want = canonicalize(module)
+    # Distributions named after the module (six, PyYAML for yaml, python-dateutil for
+    # dateutil) first: when one's metadata claims the module, the rest of the directory
+    # (hundreds of distributions in a distro directory) is not read.
+    by_key = _by_name_key(entry, dists)
+    low = top.lower()
+    named = [d for p in ("", "python_", "py_", "python", "py") for d in by_key.get(p + low, ())]
+    if named:
+        best, score = _best(named, module, top, rel, want)
+        if score >= 2:
+            return best
+    return _best(dists, module, top, rel, want)[0]
+
+
+def _by_name_key(directory, dists):
+    """``{canonical name with '_' for '-': [distributions]}`` of a directory, from the
+    metadata file names alone (nothing read), cached with :func:`distributions`.  A
+    distribution "named after" module ``m`` has key ``m`` or ``m`` with a ``py``/
+    ``python`` prefix (see :func:`name_variants`)."""
+    key = ("names", os.path.realpath(directory or os.curdir))
+    hit = _dir_cache.get(key)
+    if hit is not None and hit[0] is dists:
+        return hit[1]
+    index = {}
+    for dist in dists:
+        index.setdefault(canonicalize(dist.file_name or "").replace("-", "_"), []).append(dist)
+    _dir_cache[key] = (dists, index)
+    return index
+
+
+def _best(dists, module, top, rel, want):
+    """The distribution with the strongest claim on ``module``, and that claim's score:
+    5 its file is recorded, 4/3 the project is named after it, 2 top-level names
+    list it, 1 only a name variant matches, 0 none."""
     best, best_score = None, 0
     for dist in dists:
         score = 0
@@ -430,7 +526,7 @@ def _owner(module, origin, entry):
             score = 1
         if score > best_score or (score == best_score and score and _prefer(dist, best)):
             best, best_score = dist, score
-    return best
+    return best, best_score
 
 
 def _prefer(dist, other):
@@ -476,6 +572,11 @@ def parse_version(text):
 
 def compare_versions(a, b):
     """``"newer"``, ``"older"``, ``"same"`` (a relative to b) or ``"cannot compare"``."""
+    from .plainversion import compare
+
+    order = compare(a, b)  # plain releases: no need to import packaging
+    if order is not None:
+        return ("older", "same", "newer")[order + 1]
     va, vb = parse_version(a), parse_version(b)
     if va is None or vb is None:
         if a and b and str(a).strip() == str(b).strip():
@@ -498,7 +599,22 @@ def check_requirement(text, version):
     Returns ``(status, detail)``: status is ``ok``, ``violated``, ``cannot
     compare`` (version not PEP 440), ``not applicable`` (marker false),
     ``unparsable`` (the requirement) or ``unknown`` (no packaging).
+    Plain versions and simple requirements are decided without importing
+    ``packaging`` (:mod:`sitewarden.plainversion`, held to packaging's answers).
     """
+    from . import plainversion
+
+    simple = plainversion.parse_requirement(text)
+    if simple is not None:
+        _name, specifiers, extra = simple
+        if extra:  # evaluated as packaging does, for no extra
+            return "not applicable", 'extra == "%s"' % canonicalize(extra)
+        if version is None:
+            return "cannot compare", "unknown version"
+        ok = plainversion.contains(specifiers, version)
+        if ok is not None:
+            return ("ok" if ok else "violated"), (
+                plainversion.specifier_text(specifiers) or "any version")
     mods = packaging_modules()
     if mods is None:
         return "unknown", "packaging is not available"
@@ -526,13 +642,18 @@ def check_requirement(text, version):
 
 def requirers(names, directories):
     """Distributions in ``directories`` with a requirement on one of ``names``
-    (canonical): ``[(dist, requirement text)]``, in directory order."""
+    (canonical): ``[(dist, requirement text)]``, in directory order.  Only the
+    distributions whose raw requirement text mentions a name are parsed."""
     wanted = set(names)
+    needles = [n.encode("utf-8", "replace") for n in wanted if n]
     out = []
     seen = set()
     for directory in directories:
+        location = os.path.realpath(directory or os.curdir)
         for dist in distributions(directory):
-            key = (dist.canonical_name, os.path.realpath(dist.location or os.curdir))
+            if not dist.may_require(needles):
+                continue
+            key = (dist.canonical_name, location)
             if key in seen:
                 continue
             seen.add(key)

@@ -1,0 +1,163 @@
+"""Plain release versions (``1.2.3``) and simple requirements on them, without ``packaging``.
+
+The first shadow warning of a process must cost a few milliseconds, and
+importing ``packaging`` (``re``, ``typing``, its regular expressions; and
+``dataclasses``/``inspect`` for requirements and markers) costs 15-40 ms.
+Nearly every version and requirement that the warning checks is plain: a
+release number of digits and dots, compared with ``>=``, ``<``, ``==``, ``!=``,
+``~=``..., and at most an ``extra == "..."`` marker.  For those, PEP 440 is
+exact and short: compare the release numbers padded with zeros.  Everything
+else (epochs, pre/post/dev/local parts, wildcards, ``===``, URLs, other
+markers) returns None here and is left to ``packaging``.  A hypothesis test
+holds this module to ``packaging``'s answers on every input it accepts.
+
+Runtime module: only ``os`` and ``sys`` at module level (neither is needed).
+"""
+
+_OPERATORS = ("~=", "==", "!=", "<=", ">=", "<", ">")  # two-character ones first
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+_DIGITS = frozenset("0123456789")
+
+
+def release(text):
+    """``"1.02.0"`` -> ``(1, 2, 0)``; None unless ``text`` is plain ``N(.N)*``."""
+    if not isinstance(text, str):
+        return None
+    parts = text.strip().split(".")
+    for part in parts:
+        if not part or not _DIGITS.issuperset(part):
+            return None
+    return tuple(int(p) for p in parts)
+
+
+def _padded(a, b):
+    """Both release tuples zero-padded to one length (PEP 440: 1.0 == 1.0.0)."""
+    n = max(len(a), len(b))
+    return a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+
+
+def compare(a, b):
+    """-1, 0 or 1 for two plain versions (strings); None when either is not plain."""
+    ra, rb = release(a), release(b)
+    if ra is None or rb is None:
+        return None
+    ra, rb = _padded(ra, rb)
+    return (ra > rb) - (ra < rb)
+
+
+def parse_specifiers(text):
+    """``">=1.0, !=1.3"`` -> ``[(op, version text, release)]``; None unless every clause is
+    plain (an empty text is ``[]``: any version)."""
+    out = []
+    text = text.strip()
+    if not text:
+        return out
+    for clause in text.split(","):
+        clause = clause.strip()
+        if clause.startswith("==="):
+            return None
+        for op in _OPERATORS:
+            if clause.startswith(op):
+                break
+        else:
+            return None
+        version = clause[len(op):].strip()
+        number = release(version)
+        if number is None or (op == "~=" and len(number) < 2):
+            return None
+        out.append((op, version, number))
+    return out
+
+
+def _holds(op, wanted, candidate):
+    """Does release ``candidate`` satisfy ``op wanted`` (release tuples)?"""
+    if op == "~=":
+        # ~=X.Y.Z means >=X.Y.Z and ==X.Y.*: the candidate, zero-padded, starts with X.Y.
+        prefix = wanted[:-1]
+        head = (candidate + (0,) * len(prefix))[:len(prefix)]
+        return _holds(">=", wanted, candidate) and head == prefix
+    c, w = _padded(candidate, wanted)
+    if op == "==":
+        return c == w
+    if op == "!=":
+        return c != w
+    if op == "<=":
+        return c <= w
+    if op == ">=":
+        return c >= w
+    if op == "<":
+        return c < w
+    return c > w  # ">"
+
+
+def contains(specifiers, version):
+    """Does plain ``version`` satisfy every parsed specifier?  None when it is not plain."""
+    candidate = release(version)
+    if candidate is None:
+        return None
+    return all(_holds(op, number, candidate) for op, _text, number in specifiers)
+
+
+def specifier_text(specifiers):
+    """How ``packaging`` writes the set: clauses sorted, no spaces."""
+    return ",".join(sorted({op + text for op, text, _number in specifiers}))
+
+
+def parse_requirement(text):
+    """``"name [extras] (specifiers) ; extra == 'x'"`` -> ``(name, specifiers, extra)``,
+    where ``extra`` is the extra the requirement is limited to ('' for none).  None for
+    anything else (URLs, other markers, non-plain versions): ``packaging`` decides those."""
+    if not isinstance(text, str) or any(c.isspace() and c not in " \t" for c in text):
+        return None  # packaging's requirement grammar knows only spaces and tabs
+    req, semi, marker = text.partition(";")
+    extra = ""
+    if semi:
+        extra = _extra_only(marker)
+        if not extra:
+            return None
+    req = req.strip()
+    end = 0
+    while end < len(req) and req[end] in _NAME_CHARS:
+        end += 1
+    name, rest = req[:end], req[end:].strip()
+    if not _is_name(name):
+        return None
+    if rest.startswith("["):
+        close = rest.find("]")
+        if close < 0:
+            return None
+        items = [item.strip() for item in rest[1:close].split(",")]
+        if items != [""] and not all(_is_name(item) for item in items):
+            return None
+        rest = rest[close + 1:].strip()
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
+    if "@" in rest or "(" in rest or ")" in rest:
+        return None
+    specifiers = parse_specifiers(rest)
+    if specifiers is None:
+        return None
+    return name, specifiers, extra
+
+
+def _extra_only(marker):
+    """The extra name of a marker that is exactly ``extra == "name"``, else ''."""
+    marker = marker.strip()
+    while marker.startswith("(") and marker.endswith(")"):
+        marker = marker[1:-1].strip()
+    if not marker.startswith("extra"):
+        return ""
+    rest = marker[len("extra"):].strip()
+    if not rest.startswith("=="):
+        return ""
+    value = rest[2:].strip()
+    if len(value) < 3 or value[0] not in "'\"" or value[-1] != value[0]:
+        return ""
+    value = value[1:-1]
+    return value if _is_name(value) else ""
+
+
+def _is_name(text):
+    """A PEP 508 name: letters, digits and ``-_.``, starting and ending alphanumeric."""
+    return bool(text) and _NAME_CHARS.issuperset(text) and text[0].isalnum() and \
+        text[-1].isalnum()
