@@ -232,3 +232,51 @@ def test_cli_in_a_venv_names_the_base_interpreter(tmp_path):
     assert proc.returncode == 2
     assert "virtual environment" in proc.stderr and "--python /" in proc.stderr
     assert len(proc.stderr.splitlines()) == 1
+
+
+def _counting_wrapper(tmp_path, python):
+    """A stand-in for ``python`` that logs every start (its first argument) and execs it."""
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "python-wrapper"
+    wrapper.write_text('#!/bin/sh\necho "$1" >> %s\nexec %s "$@"\n' % (log, python))
+    wrapper.chmod(0o755)
+    return wrapper, log
+
+
+def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path):
+    """`check` learns the facts, the report and whether a start loads the guard from
+    one start of the target; the probe's bytecode lands in the private cache even
+    with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
+    env, base = userbase
+    python = PYTHONS[-1].values[0]
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    wrapper, log = _counting_wrapper(tmp_path, python)
+    env = dict(env, PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    before = {p: p.stat().st_mtime_ns for p in base.rglob("*")}
+    proc = cli("check", "--python", str(wrapper), "--json", env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["guard"]["active"] is True
+    assert [d["site_dir"] for d in report["guard"]["deployments"]] == [
+        str(next(base.glob("lib/python3.*/site-packages")))]
+    assert log.read_text().split() == ["-c"]  # one start
+    tag = subprocess.run([python, "-c", "import sys; print(sys.implementation.cache_tag)"],
+                         capture_output=True, text=True).stdout.strip()
+    cached = list((tmp_path / "cache").glob("sitewarden/runtime/*/sitewarden/__pycache__/*.pyc"))
+    assert {p.name for p in cached} >= {"check.%s.pyc" % tag, "shadowing.%s.pyc" % tag}
+    assert {p: p.stat().st_mtime_ns for p in base.rglob("*")} == before
+
+
+def test_check_survives_a_start_that_dies(cli, userbase, tmp_path):
+    """A ``.pth`` that kills every start (unless the kill switch is set): the single
+    probe fails, the separate probes report, and the guard shows as not loaded."""
+    env, base = userbase
+    python = PYTHONS[-1].values[0]
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    site = next(base.glob("lib/python3.*/site-packages"))
+    (site / "aaa-killer.pth").write_text(
+        "import os; os.environ.get('SITEWARDEN_DISABLE') or os._exit(3)\n")
+    proc = cli("check", "--python", python, "--json", env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["guard"]["active"] is False and report["layout"]["entries"]

@@ -7,10 +7,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
 
 from . import __version__, deploy, targets
 from .render import Style, render_check, render_status
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 EXAMPLES = """\
 examples:
@@ -138,9 +141,10 @@ def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
     return 0
 
 
-def status_data(target: targets.Target) -> dict[str, Any]:
+def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -> dict[str, Any]:
     deployments = [d.as_json() for d in deploy.find_deployments(target)]
-    startup = targets.startup_status(target)
+    if startup is None:
+        startup = targets.startup_status(target)
     return {
         "sitewarden": __version__,
         "python": target.executable,
@@ -165,11 +169,11 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
     return 0
 
 
-def check_data(target: targets.Target) -> dict[str, Any]:
+def check_data(python: str | None) -> dict[str, Any]:
     from .check import finding
 
-    report = targets.run_check(target)
-    status = status_data(target)
+    target, report, startup = targets.check_target(python)
+    status = status_data(target, startup)
     report["guard"] = {k: status[k] for k in
                        ("deployments", "active", "active_module", "active_version")}
     if not status["active"]:
@@ -184,8 +188,7 @@ def check_data(target: targets.Target) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace, style: Style) -> int:
-    target = targets.probe_target(args.python)
-    report = check_data(target)
+    report = check_data(args.python)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

@@ -17,22 +17,20 @@ or the new one.  Concurrent runs on one directory are serialised with
 from __future__ import annotations
 
 import contextlib
-import datetime
 import errno
 import json
 import os
-import shutil
 import stat
-import subprocess
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
 
 import sitewarden
 
 from . import payload
 from .targets import Target
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 PACKAGE = "sitewarden"
 PTH = "sitewarden.pth"
@@ -49,13 +47,17 @@ class DeployError(Exception):
     """Deployment refused or failed; nothing was left half-written (exit status 2)."""
 
 
-@dataclass
 class Deployment:
     """A deployment found in a site directory."""
 
-    site_dir: Path
-    manifest: dict[str, Any] | None
-    hook_files: list[str] = field(default_factory=list)
+    def __init__(self, site_dir: Path, manifest: dict[str, Any] | None,
+                 hook_files: list[str] | None = None) -> None:
+        self.site_dir = site_dir
+        self.manifest = manifest
+        self.hook_files = hook_files or []
+
+    def __repr__(self) -> str:
+        return "Deployment(%r, version=%r)" % (str(self.site_dir), self.version)
 
     @property
     def version(self) -> str | None:
@@ -153,6 +155,8 @@ def _locked(directory: Path) -> Iterator[None]:
 def _atomic_write(path: Path, data: bytes, mode: int = 0o644, like: os.stat_result | None = None,
                   mtime_ns: int | None = None) -> None:
     """Replace ``path`` (never following a symlink at it) with a temp file + rename."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -190,6 +194,8 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _remove_tree(path: Path) -> None:
+    import shutil
+
     if path.is_symlink() or not path.is_dir():
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -257,6 +263,8 @@ for dirpath, dirs, files in os.walk(staging):
 
 def _compile(target: Target, staging: Path, final: Path) -> None:
     """Compile bytecode with the target interpreter itself, naming final paths."""
+    import subprocess
+
     proc = subprocess.run(
         [target.executable, "-E", "-s", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
@@ -324,6 +332,10 @@ def _undo_created_dirs(created: list[str]) -> None:
 def _install_locked(
     target: Target, site_dir: Path, hook: str, created_dirs: list[str]
 ) -> Deployment:
+    import datetime
+    import shutil
+    import tempfile
+
     _clean_stale_staging(site_dir)
     package = site_dir / PACKAGE
     for path in (package, site_dir / PTH, site_dir / START):
@@ -481,12 +493,15 @@ def _remove_pycache_for(source: Path) -> None:
 # ---------------------------------------------------------------- uninstall
 
 
-@dataclass
 class Removal:
-    site_dir: Path
-    removed: list[str]
-    problems: list[str]
-    created_dirs: list[str] = field(default_factory=list)
+    """What ``uninstall`` removed, and what it could not."""
+
+    def __init__(self, site_dir: Path, removed: list[str], problems: list[str],
+                 created_dirs: list[str] | None = None) -> None:
+        self.site_dir = site_dir
+        self.removed = removed
+        self.problems = problems
+        self.created_dirs = created_dirs or []
 
 
 def uninstall(site_dir: Path) -> Removal:
@@ -508,6 +523,9 @@ def uninstall(site_dir: Path) -> Removal:
 
 
 def _uninstall_locked(site_dir: Path) -> Removal:
+    import shutil
+    import tempfile
+
     _clean_stale_staging(site_dir)
     dep = read_deployment(site_dir)
     if dep is None:

@@ -74,14 +74,19 @@ def message_language(environ=None):
     environment variables ``setlocale`` would read.
     """
     try:
-        import locale
+        # The query costs nothing; importing ``locale`` (re, enum...) costs milliseconds
+        # and is only needed to parse a locale that the process actually set.
+        import _locale
 
-        category = getattr(locale, "LC_MESSAGES", None)
+        category = getattr(_locale, "LC_MESSAGES", None)
         if category is None:  # Windows
             return None
-        lang = locale.getlocale(category)[0]
-        if lang:
-            return lang
+        if _locale.setlocale(category) not in ("C", "POSIX"):
+            import locale
+
+            lang = locale.getlocale(category)[0]
+            if lang:
+                return lang
     except Exception:
         pass
     environ = os.environ if environ is None else environ

@@ -8,12 +8,9 @@ only, checked), so the deployed guard never imports, shadows or depends on a
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import os
-import shutil
 import stat
-import tempfile
+import zlib
 from pathlib import Path
 
 import sitewarden
@@ -46,9 +43,18 @@ def hook_text(name: str) -> str:
     return (hooks_dir() / name).read_text(encoding="utf-8")
 
 
-def _runtime_sources() -> list[tuple[str, Path]]:
+def _runtime_sources() -> list[tuple[str, Path | None]]:
     """``(relative path inside the deployed tree, source file)`` pairs."""
-    out = []
+    out = _code_sources()
+    vendored = [p for rel, p in out if rel == "sitewarden/_vendor/packaging/__init__.py"]
+    out.extend(_packaging_licenses(vendored[0].parent))
+    return out
+
+
+def _code_sources() -> list[tuple[str, Path | None]]:
+    """The Python files of the runtime tree (no licence texts: finding those imports
+    ``importlib.metadata``); ``None`` for the generated ``_vendor/__init__.py``."""
+    out: list[tuple[str, Path | None]] = []
     pkg = package_dir()
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg)
@@ -69,7 +75,6 @@ def _runtime_sources() -> list[tuple[str, Path]]:
             continue
         if path.is_file() and path.suffix == ".py":
             out.append(("sitewarden/_vendor/packaging/" + rel.as_posix(), path))
-    out.extend(_packaging_licenses(src))
     return out
 
 
@@ -132,6 +137,8 @@ def lazy_tags_import(source: bytes) -> bytes:
 
 def _absolute_packaging_imports(source: bytes) -> list[int]:
     """Line numbers of ``import packaging...`` statements, which would escape the vendored copy."""
+    import ast
+
     lines = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -145,11 +152,16 @@ def _absolute_packaging_imports(source: bytes) -> list[int]:
     return lines
 
 
-def digest(files: dict[str, bytes]) -> str:
-    h = hashlib.sha256()
-    for rel in sorted(files):
-        h.update(rel.encode() + b"\0" + files[rel] + b"\0")
-    return h.hexdigest()[:16]
+def _stamp(sources: list[tuple[str, Path | None]]) -> str:
+    """A cache key from the runtime sources' names, sizes and modification times (no
+    file read: ``check`` pays for this at every run).  Not a security measure: the
+    cache is private to the user (see _private_cache_root)."""
+    lines = []
+    for rel, path in sources:
+        st = path.stat() if path is not None else None
+        lines.append("%s %s %s" % (rel, st and st.st_size, st and st.st_mtime_ns))
+    text = "\n".join(lines).encode()
+    return "%08x%08x" % (zlib.crc32(text), zlib.adler32(text))
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> None:
@@ -187,23 +199,28 @@ def _private_cache_root() -> Path | None:
 def probe_payload() -> Path:
     """A directory holding the runtime tree, for running the probe in a target.
 
-    Cached by content hash in the user's cache, so each target compiles it
-    once; a private temporary directory when no safe cache exists.
+    Cached in the user's private cache under a key made from the sources'
+    names, sizes and times, so that a run of ``check`` reads no source file;
+    each target writes its bytecode there once (``probe._load_runtime``).  A
+    private temporary directory when no safe cache exists.
     """
-    files = runtime_files()
-    key = "%s-%s" % (sitewarden.__version__, digest(files))
+    import tempfile
+
     root = _private_cache_root()
     if root is None:
         tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
-        write_tree(tmp, files)
+        write_tree(tmp, runtime_files())
         return tmp
-    final = root / key
+    sources = [(rel, path) for rel, path in _code_sources()]
+    final = root / ("%s-%s" % (sitewarden.__version__, _stamp(sources)))
     if (final / "sitewarden" / "__init__.py").is_file():
         return final
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
-    write_tree(staging, files)
+    write_tree(staging, runtime_files())
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
+        import shutil
+
         shutil.rmtree(staging, ignore_errors=True)
     return final

@@ -71,15 +71,49 @@ def facts():
     }
 
 
-def main(argv=None):
+#: What each probe imports of sitewarden (see _load_runtime).
+_RUNTIME = {
+    "facts": ("marker",),
+    "check": ("marker", "settings", "check", "layout", "pathcheck", "shadowing", "distinfo",
+              "plainversion", "_watch", "_stdlib_names", "_emit", "categories"),
+}
+_RUNTIME["full"] = _RUNTIME["check"]
+
+
+def _load_runtime(kind):
+    """Import the modules the probe will use, writing their bytecode into the payload
+    (the CLI's private cache: compiled once per interpreter, so later probes skip the
+    compiler), whatever ``PYTHONDONTWRITEBYTECODE`` says.  Only sitewarden's own
+    modules are imported here: they import just ``os`` and ``sys`` at module level, so
+    nothing is written anywhere else."""
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        for name in _RUNTIME.get(kind, ()):
+            __import__(__package__ + "." + name)
+    except Exception:
+        pass  # imported again, and reported, where it is used
+    finally:
+        sys.dont_write_bytecode = saved
+
+
+def main(argv=None, startup=None):
+    """``facts`` (run as ``-E -S``), ``check`` (the report), or ``full``: facts, report
+    and ``startup`` (whether a normal start loaded the guard, as BOOTSTRAP saw it before
+    taking the guard off ``sys.meta_path``) from one start of the target."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
+    _load_runtime(kind)
     if kind == "facts":
         data = facts()
     elif kind == "check":
         from . import check
 
         data = check.collect()
+    elif kind == "full":
+        from . import check
+
+        data = {"facts": facts(), "check": check.collect(), "startup": startup}
     else:
         raise SystemExit("unknown probe %r" % (kind,))
     import json
@@ -99,12 +133,19 @@ if sys.version_info < (3, 8) or impl != 'cpython':
     sys.exit(0)
 payload = sys.argv[1]
 del sys.argv[1]
+# Did this start load a guard?  Then take it off sys.meta_path before anything is
+# imported: the probe describes the interpreter, not the guard watching it.
+_guards = [f for f in sys.meta_path if getattr(f, '_sitewarden_finder', False) is True]
+_mod = sys.modules.get('sitewarden')
+startup = {'active': bool(_guards), 'module_file': getattr(_mod, '__file__', None),
+           'version': getattr(_mod, '__version__', None)}
+sys.meta_path[:] = [f for f in sys.meta_path if not [g for g in _guards if g is f]]
 for _name in [m for m in sys.modules if m == 'sitewarden' or m.startswith('sitewarden.')]:
     del sys.modules[_name]
 sys.path.insert(0, payload)
 import sitewarden.probe
 sys.path.remove(payload)
-sitewarden.probe.main()
+sitewarden.probe.main(None, startup)
 """
 
 #: Run in the target with a normal start: is the guard loaded, and from where?

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
 

@@ -7,11 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import payload, probe
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any
 
 PROBE_TIMEOUT = 120
 
@@ -20,12 +22,15 @@ class TargetError(Exception):
     """The target is not something sitewarden can work with (exit status 2)."""
 
 
-@dataclass
 class Target:
     """A CPython 3.8+ interpreter, described by the facts its probe printed."""
 
-    executable: str
-    facts: dict[str, Any] = field(repr=False)
+    def __init__(self, executable: str, facts: dict[str, Any]) -> None:
+        self.executable = executable
+        self.facts = facts
+
+    def __repr__(self) -> str:
+        return "Target(%r)" % (self.executable,)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -101,6 +106,22 @@ def run_check(target: Target) -> dict[str, Any]:
     env = dict(os.environ)
     env["SITEWARDEN_DISABLE"] = "1"
     return _run_payload(target.executable, "check", [], env)
+
+
+def check_target(python: str | None) -> tuple[Target, dict[str, Any], dict[str, Any]]:
+    """``(target, check report, startup status)`` from one normal start of the target
+    (probe ``full``).  When that start fails (a broken guard, a broken ``.pth``), the
+    three separate probes take over: facts with ``-E -S``, the check with the guard
+    disabled, and a plain start for the status (which then carries its stderr)."""
+    executable = resolve_executable(python)
+    env = dict(os.environ)
+    env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
+    try:
+        data = _run_payload(executable, "full", [], env)
+        return Target(executable, data["facts"]), data["check"], data["startup"]
+    except (TargetError, KeyError, TypeError):
+        target = probe_target(executable)
+        return target, run_check(target), startup_status(target)
 
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> dict[str, Any]:
