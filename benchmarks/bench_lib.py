@@ -102,7 +102,7 @@ def table(rows: list[dict[str, object]], columns: list[tuple[str, str, str]]) ->
     return "\n".join([head, sep, *body])
 
 
-def instructions(argv: list[str], env: dict[str, str]) -> int | None:
+def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = ()) -> int | None:
     """Instructions executed by ``argv`` under callgrind: repeatable where wall time is not.
 
     None when valgrind is not installed.
@@ -115,7 +115,8 @@ def instructions(argv: list[str], env: dict[str, str]) -> int | None:
     if valgrind is None:
         return None
     env = dict(env, PYTHONHASHSEED="0")
-    proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+    proc = subprocess.run([*prefix, valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *argv],
                           capture_output=True, text=True, env=env)
     match = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
     return int(match.group(1)) if match else None
@@ -123,12 +124,16 @@ def instructions(argv: list[str], env: dict[str, str]) -> int | None:
 
 def compare_instructions(name: str, baseline: tuple[list[str], dict[str, str]],
                          candidate: tuple[list[str], dict[str, str]],
-                         repeat: int = 3) -> Comparison | None:
-    """Interleaved instruction counts (in millions, reported in the ms columns)."""
+                         repeat: int = 3,
+                         prefixes: tuple[list[str], list[str]] = ([], [])) -> Comparison | None:
+    """Interleaved instruction counts (in millions, reported in the ms columns).
+    ``prefixes``: commands to run valgrind under (``nsenter ...``), baseline's and
+    candidate's."""
     a, b = Sample(), Sample()
     for _ in range(repeat):
-        for (argv, env), sample in ((baseline, a), (candidate, b)):
-            n = instructions(argv, env)
+        for (argv, env), sample, prefix in ((baseline, a, prefixes[0]),
+                                            (candidate, b, prefixes[1])):
+            n = instructions(argv, env, prefix)
             if n is None:
                 return None
             sample.seconds.append(n / 1e6)

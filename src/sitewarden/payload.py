@@ -204,10 +204,10 @@ def probe_payload() -> Path:
     each target writes its bytecode there once (``probe._load_runtime``).  A
     private temporary directory when no safe cache exists.
     """
-    import tempfile
-
     root = _private_cache_root()
     if root is None:
+        import tempfile
+
         tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
         write_tree(tmp, runtime_files())
         return tmp
@@ -215,6 +215,8 @@ def probe_payload() -> Path:
     final = root / ("%s-%s" % (sitewarden.__version__, _stamp(sources)))
     if (final / "sitewarden" / "__init__.py").is_file():
         return final
+    import tempfile
+
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
     write_tree(staging, runtime_files())
     try:
