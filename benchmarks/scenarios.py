@@ -132,7 +132,7 @@ def _debian_setups(ctx: Context) -> dict[str, object] | None:
         raise
 
     def enter(ns):
-        return ["nsenter", "-t", str(ns.pid), "-m", "--"]
+        return [shutil.which("nsenter") or "/usr/bin/nsenter", "-t", str(ns.pid), "-m", "--"]
 
     env = dict(ctx.base_env)
     setups = {"label": "Debian ", "python": "/usr/bin/python3", "empty": env, "guarded": env,

@@ -126,6 +126,35 @@ def test_check_lists_every_path_finding(guarded, tmp_path):
         assert "random" not in [f.get("module") for f in report["findings"]]
 
 
+@pytest.mark.parametrize("interp", interpreter_params())
+def test_check_reports_broken_stdlib_shadows_instead_of_dying_of_them(interp, guarded,
+                                                                      tmp_path):
+    """An ``enum.py`` or ``json.py`` that breaks on import, in the directory ``check``
+    runs in (``sys.path[0]`` of the probe) or on ``PYTHONPATH``: the probe imports what
+    it needs of the standard library first, so the shadowing is reported, not fatal."""
+    g = guarded(interp)
+    broken = "raise ImportError('not the standard library')\n"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "enum.py").write_text(broken)
+    (cwd / "json.py").write_text(broken)
+    status, report, text = g.cli_check(cwd=str(cwd))
+    assert status == 1
+    shadowed = sorted((f["module"], f["entry_class"]) for f in report["findings"]
+                      if f["kind"] == "stdlib-shadowed")
+    assert shadowed == [("enum", "script"), ("json", "script")]
+    assert "Consider renaming '%s'" % (cwd / "json.py") in text
+    # PYTHONPATH reaches the probe too (the CLI's own process would die of it, as any
+    # Python program does: `python3 -I -m sitewarden check` keeps it for the target).
+    pp = tmp_path / "pp"
+    pp.mkdir()
+    (pp / "re.py").write_text(broken)
+    report = g.check(env={"PYTHONPATH": str(pp)}, cwd=str(cwd))
+    shadowed = sorted((f["module"], f["entry_class"]) for f in report["findings"]
+                      if f["kind"] == "stdlib-shadowed")
+    assert shadowed == [("enum", "script"), ("json", "script"), ("re", "pythonpath")]
+
+
 def test_pth_import_line_inserting_ahead_of_the_stdlib(guarded, tmp_path):
     g = guarded()
     front = shim_dir(tmp_path / "front", "colorsys")

@@ -1,8 +1,17 @@
-"""``python -m sitewarden`` works like the ``sitewarden`` script."""
+"""``python -m sitewarden`` works like the ``sitewarden`` script.
 
+``-m`` puts the current directory first on ``sys.path``; the CLI imports nothing from
+there (a ``json.py`` in it is what ``check`` reports, in the target), so it is dropped
+before the CLI's own imports.
+"""
+
+import os
 import sys
 
-from .cli import main
+if sys.path and sys.path[0] in ("", os.getcwd()) and not getattr(sys.flags, "safe_path", 0):
+    del sys.path[0]
+
+from .cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -97,6 +97,29 @@ def _load_runtime(kind):
         sys.dont_write_bytecode = saved
 
 
+#: Standard library modules the probes import (with what they import in turn).
+_STDLIB = ("json", "re", "configparser", "sysconfig", "importlib.machinery", "warnings")
+
+
+def _load_stdlib():
+    """Import what the probe needs of the standard library with the standard library
+    ahead of the current directory and ``PYTHONPATH``: ``check`` reports an
+    ``enum.py`` in the directory it runs in; it must not die of it."""
+    from ._watch import is_stdlib_entry
+
+    saved = list(sys.path)
+    stdlib = [e for e in saved if is_stdlib_entry(e)]
+    sys.path[:] = stdlib + [e for e in saved if not any(e is s for s in stdlib)]
+    try:
+        for name in _STDLIB:
+            try:
+                __import__(name)
+            except Exception:
+                pass  # fails again, and is reported, where it is used
+    finally:
+        sys.path[:] = saved
+
+
 def main(argv=None, startup=None):
     """``facts`` (run as ``-E -S``), ``check`` (the report), or ``full``: facts, report
     and ``startup`` (whether a normal start loaded the guard, as BOOTSTRAP saw it before
@@ -104,6 +127,7 @@ def main(argv=None, startup=None):
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(kind)
+    _load_stdlib()
     if kind == "facts":
         data = facts()
     elif kind == "check":
