@@ -141,7 +141,8 @@ def test_no_warning_without_shadowing_and_nothing_heavy_imported(guarded):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     # _watch built the index; shadowing looked at the candidates once; nothing else.
     assert proc.stdout.split() == ["['sitewarden',", "'sitewarden._emit',",
-                                   "'sitewarden._watch',", "'sitewarden.shadowing']"]
+                                   "'sitewarden._watch',", "'sitewarden.pathfacts',",
+                                   "'sitewarden.shadowing']"]
 
 
 def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path):

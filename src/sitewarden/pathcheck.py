@@ -30,20 +30,20 @@ import sys
 
 def stdlib_names():
     """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
-    from ._watch import stdlib_names as _names
+    from .pathfacts import stdlib_names as _names
 
     return _names()
 
 
 def is_stdlib_entry(entry, stdlib_real=None):
     """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
-    from ._watch import is_stdlib_entry as _is
+    from .pathfacts import is_stdlib_entry as _is
 
     return _is(entry, stdlib_real)
 
 
 def _stdlib_real():
-    from ._watch import real, stdlib_dir
+    from .pathfacts import real, stdlib_dir
 
     d = stdlib_dir()
     return real(d) if d else None
@@ -134,10 +134,16 @@ def format_foreign(entry, version, source):
 # ---------------------------------------------------------------- runtime
 
 
-def watch_stdlib(names):
-    """Watch standard library ``names`` that an entry ahead of the standard
-    library provides (called by ``_watch`` at the first import after startup)."""
+#: ``[(index, entry)]`` ahead of the standard library when the watch started.
+_ahead = []
+
+
+def watch_stdlib(names, ahead):
+    """Watch standard library ``names`` that the entries ``ahead`` of the standard
+    library provide (called by ``_watch`` at the first import after startup)."""
     from . import _emit
+
+    _ahead[:] = ahead
 
     # Imported while site ran, or by the display of a foreign-entry warning.
     for name in sorted(names):
@@ -184,9 +190,7 @@ def _check_loaded(name, module, already=False):
     origin = getattr(spec, "origin", None)
     if not origin or origin in ("built-in", "frozen"):
         return
-    from ._watch import _state
-
-    for index, entry in _state["pre"] or []:
+    for index, entry in list(_ahead):
         if not same_file(getattr(find_in(name, entry), "origin", None), origin):
             continue
         stdlib = [e for e in sys.path if is_stdlib_entry(e)]
@@ -236,7 +240,7 @@ def collect():
             break
         pre.append(e)
     if stdlib_seen:
-        from ._watch import module_suffixes, top_level_names
+        from .pathfacts import module_suffixes, top_level_names
 
         names = stdlib_names()
         suffixes = module_suffixes()

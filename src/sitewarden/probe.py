@@ -75,7 +75,7 @@ def facts():
 _RUNTIME = {
     "facts": ("marker",),
     "check": ("marker", "settings", "check", "layout", "pathcheck", "shadowing", "distinfo",
-              "plainversion", "_watch", "_stdlib_names", "_emit", "categories"),
+              "plainversion", "_watch", "pathfacts", "_stdlib_names", "_emit", "categories"),
 }
 _RUNTIME["full"] = _RUNTIME["check"]
 
@@ -105,7 +105,7 @@ def _load_stdlib():
     """Import what the probe needs of the standard library with the standard library
     ahead of the current directory and ``PYTHONPATH``: ``check`` reports an
     ``enum.py`` in the directory it runs in; it must not die of it."""
-    from ._watch import is_stdlib_entry
+    from .pathfacts import is_stdlib_entry
 
     saved = list(sys.path)
     stdlib = [e for e in saved if is_stdlib_entry(e)]

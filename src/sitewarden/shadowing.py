@@ -2,7 +2,7 @@
 
 At runtime (``_watch``, at the first import after startup): an index of the
 top-level names in the directories that may be distro-owned
-(``_watch.distro_candidates``, ``os.scandir`` only) is built, and the
+(``pathfacts.distro_candidates``, ``os.scandir`` only) is built, and the
 per-import check is one dict membership test; for modules that shadow
 nothing it does nothing else.  For a name in the index (:func:`on_candidate`),
 once per process,
@@ -81,7 +81,7 @@ def same_file(a, b):
 
 def top_level_names(directory, suffixes=None):
     """Importable top-level names directly in ``directory`` (``os.scandir`` only)."""
-    from ._watch import top_level_names as _names
+    from .pathfacts import top_level_names as _names
 
     return _names(directory, suffixes)
 
@@ -278,7 +278,7 @@ def on_candidate(name):
 
 
 def _is_candidate(entry):
-    from ._watch import is_candidate
+    from .pathfacts import is_candidate
 
     return is_candidate(entry)
 

@@ -1,0 +1,290 @@
+"""What a ``sys.path`` entry is, from its text and at most one directory listing.
+
+Shared by the runtime watch (``_watch``), the exact classification (``layout``),
+the path findings (``pathcheck``), shadowing and metadata reading (``distinfo``);
+imports nothing of sitewarden (a leaf), and nothing but ``os`` and ``sys`` at
+module level, since every guarded process loads it at its first import.  No
+``sysconfig``, no metadata, no ``stat`` of each file.
+"""
+
+import os
+import sys
+
+_memo = {}
+
+
+def real(path):
+    """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
+    try:
+        return os.path.realpath(path or os.curdir)
+    except Exception:
+        return path
+
+
+def norm(path):
+    """An entry as an absolute, normalised string (no filesystem access)."""
+    try:
+        return os.path.normpath(os.path.join(os.getcwd(), path) if not os.path.isabs(path)
+                                else path)
+    except Exception:
+        return path
+
+
+def under(path, root):
+    """Is ``path`` ``root`` or inside it (both already normalised)?"""
+    if not root:
+        return False
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# ---------------------------------------------------------------- module names
+
+
+def module_suffixes():
+    """Suffixes of importable single-file modules, longest first."""
+    suffixes = [".py", ".pyc"]
+    try:
+        import _imp
+
+        suffixes.extend(_imp.extension_suffixes())
+    except Exception:
+        suffixes.extend([".so", ".abi3.so"])
+    return sorted(set(suffixes), key=len, reverse=True)
+
+
+def module_name_of_file(filename, suffixes=None):
+    """``six.py`` -> ``six``; ``_yaml.cpython-311-x86_64-linux-gnu.so`` -> ``_yaml``; else None."""
+    for suffix in suffixes or module_suffixes():
+        if filename.endswith(suffix) and len(filename) > len(suffix):
+            stem = filename[: -len(suffix)]
+            return stem if "." not in stem and "-" not in stem else None
+    return None
+
+
+def top_level_names(directory, suffixes=None):
+    """Names that may be importable directly from ``directory``: single-file
+    modules (``.py``, ``.pyc``, extension suffixes) and every identifier
+    without a dot (packages, namespace portions; ``find_spec`` tells them
+    apart later).  One ``os.listdir``, no ``stat`` (``/usr/bin`` as a
+    script directory holds a thousand symbolic links)."""
+    suffixes = frozenset(suffixes or module_suffixes())
+    names = set()
+    try:
+        listing = os.listdir(directory or os.curdir)
+    except (OSError, TypeError, ValueError):
+        return names
+    for name in listing:
+        dot = name.find(".")
+        if dot < 0:
+            if name.isidentifier() and name != "__pycache__":
+                names.add(name)
+        elif dot > 0 and name[dot:] in suffixes:
+            stem = name[:dot]
+            if stem.isidentifier():
+                names.add(stem)
+    return names
+
+
+# ---------------------------------------------------------------- foreign entries
+
+
+def version_of_component(part):
+    """``(major, minor, threaded)`` named by one path component, or None.
+
+    ``python3.9``, ``python3.13t``, ``python3.7m``, ``python39.zip``, ``python2``,
+    and eggs ``name-1.0-py2.7.egg`` / ``name-1.0-py3.9-linux-x86_64.egg``.
+    """
+    low = part.lower()
+    if low.startswith("python"):
+        rest = low[6:]
+        if rest.endswith(".zip"):
+            digits = rest[:-4]
+            if digits.isdigit() and 2 <= len(digits) <= 3:
+                return int(digits[0]), int(digits[1:]), False
+            return None
+        threaded = False
+        while rest and rest[-1] in "dmt":
+            threaded = threaded or rest[-1] == "t"
+            rest = rest[:-1]
+        if rest.isdigit() and len(rest) == 1:
+            return int(rest), None, threaded
+        major, dot, minor = rest.partition(".")
+        if dot and major.isdigit() and minor.isdigit() and len(major) == 1:
+            return int(major), int(minor), threaded
+        return None
+    if low.endswith(".egg") and "-py" in low:
+        tail = low[:-4].rsplit("-py", 1)[1]
+        tail = tail.split("-", 1)[0]
+        major, dot, minor = tail.partition(".")
+        if dot and major.isdigit() and minor.isdigit():
+            return int(major), int(minor), False
+    return None
+
+
+def foreign_version(path, version_info=None, abiflags=None):
+    """The ``"X.Y"`` (or ``"2"``) of another interpreter that ``path`` belongs to, or None.
+
+    Purely textual (no filesystem access).  ``lib/python3/dist-packages``
+    (Debian's version-less directory) is not foreign to a Python 3.
+    """
+    if not path:
+        return None
+    version_info = sys.version_info if version_info is None else version_info
+    if abiflags is None:
+        abiflags = getattr(sys, "abiflags", "")
+    threaded_here = "t" in abiflags
+    for part in path.replace("\\", "/").split("/"):
+        if not part:
+            continue
+        found = version_of_component(part)
+        if found is None:
+            continue
+        major, minor, threaded = found
+        if major != version_info[0]:
+            return "%d" % major if minor is None else "%d.%d" % (major, minor)
+        if minor is not None and minor != version_info[1]:
+            return "%d.%d" % (major, minor)
+        low = part.lower()
+        if minor is not None and threaded != threaded_here and low.startswith("python") \
+                and not low.endswith(".zip"):
+            return "%d.%d%s" % (major, minor, "t" if threaded else "")
+    return None
+
+
+# ---------------------------------------------------------------- distro candidates
+
+
+def _upstream_site_dirs(prefix, exec_prefix):
+    """The upstream ``posix_prefix`` site-packages of a prefix, built by hand."""
+    version = "python%d.%d" % sys.version_info[:2]
+    libdirs = ["lib", getattr(sys, "platlibdir", "lib") or "lib"]
+    out = []
+    for base in (prefix, exec_prefix):
+        for lib in libdirs:
+            out.append(os.path.join(base, lib, version, "site-packages"))
+            out.append(os.path.join(base, lib, version + "t", "site-packages"))
+    return out
+
+
+def site_dirs():
+    """``site.getsitepackages()`` (never raises)."""
+    site = sys.modules.get("site")
+    if site is None:
+        return []
+    try:
+        return list(site.getsitepackages())
+    except Exception:
+        return []
+
+
+def user_site():
+    site = sys.modules.get("site")
+    if site is None:
+        return None
+    try:
+        return site.getusersitepackages()
+    except Exception:
+        return getattr(site, "USER_SITE", None)
+
+
+def distro_candidates():
+    """The site directories that may be distro-owned, as normalised strings.
+
+    A superset, computed without ``sysconfig``, without reading files and
+    without resolving symbolic links (every guarded process pays for it):
+    every site directory except the user site, a virtual environment's own
+    directories, the ``/usr/local`` ones of a ``/usr`` Python (Debian's and
+    Fedora's install scheme) and, for a Python not installed in ``/usr``
+    (pyenv, python.org, Homebrew, conda), its upstream ``site-packages``.
+    The exact classification (``layout.classify``) decides later.
+    """
+    base_prefix = getattr(sys, "base_prefix", sys.prefix)
+    base_exec_prefix = getattr(sys, "base_exec_prefix", sys.exec_prefix)
+    excluded = set()
+    user = user_site()
+    if user:
+        excluded.add(norm(user))
+    own_root = norm(sys.prefix) if sys.prefix != base_prefix else None
+    usr = norm(base_prefix) == "/usr"
+    if not usr:
+        excluded.update(norm(p) for p in _upstream_site_dirs(base_prefix, base_exec_prefix))
+    local_root = "/usr/local" if usr else None
+    out = []
+    for d in site_dirs():
+        n = norm(d)
+        if n in excluded or n in out:
+            continue
+        if own_root is not None and under(n, own_root):
+            continue
+        if local_root is not None and under(n, local_root):
+            continue
+        out.append(n)
+    return out
+
+
+# ---------------------------------------------------------------- the standard library
+
+
+def stdlib_names():
+    """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
+    names = getattr(sys, "stdlib_module_names", None)
+    if names is None:
+        from ._stdlib_names import NAMES as names
+    return names
+
+
+def stdlib_dir():
+    d = getattr(sys, "_stdlib_dir", None)
+    if not d:
+        os_file = getattr(sys.modules.get("os"), "__file__", None)
+        d = os.path.dirname(os_file) if os_file else None
+    return d
+
+
+def is_stdlib_entry(entry, stdlib_real=None):
+    """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
+    if not isinstance(entry, str) or not entry:
+        return False
+    base = os.path.basename(entry.rstrip(os.sep))
+    if base == "python%d%d.zip" % sys.version_info[:2] or base == "lib-dynload":
+        return True
+    d = stdlib_dir()
+    if not d or base != os.path.basename(d.rstrip(os.sep)):
+        return False  # lib/pythonX.Y under another name: not worth a realpath
+    if stdlib_real is None:
+        stdlib_real = real(d)
+    return norm(entry) == norm(d) or real(entry) == stdlib_real
+
+
+def entries_ahead_of_stdlib(path=None):
+    """``[(index, entry)]`` before the first standard library entry."""
+    path = sys.path if path is None else path
+    out = []
+    for index, entry in enumerate(path):
+        if is_stdlib_entry(entry):
+            return out
+        if isinstance(entry, str):
+            out.append((index, entry))
+    return out  # no standard library entry found: nothing is "ahead" of it
+
+
+def candidates():
+    """:func:`distro_candidates`, computed once per process (at the first import after
+    startup, when the watch builds its index)."""
+    found = _memo.get("candidates")
+    if found is None:
+        found = _memo["candidates"] = frozenset(distro_candidates())
+    return found
+
+
+def is_candidate(entry):
+    """Is ``entry`` one of the distro candidates (also through a symbolic link)?"""
+    found = candidates()
+    if not found:
+        return False
+    if norm(entry) in found:
+        return True
+    reals = _memo.get("candidate_reals")
+    if reals is None:
+        reals = _memo["candidate_reals"] = frozenset(real(c) for c in found)
+    return real(entry) in reals
