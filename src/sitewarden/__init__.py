@@ -112,20 +112,16 @@ def _this():
 
 
 def _site_running():
-    """Still starting: a frame runs in ``site``'s globals (``.pth`` files,
-    sitecustomize), or no Python code called the import (3.13 imports
-    ``linecache`` for ``-c`` from C)."""
-    site = sys.modules.get("site")
-    site_globals = site.__dict__ if site is not None else None
+    """Still starting: ``site`` is still executing (``.pth`` files, sitecustomize,
+    usercustomize: importlib flags a module while it initialises), or no Python code
+    called the import (3.13 imports ``linecache`` for ``-c`` from C)."""
+    spec = getattr(sys.modules.get("site"), "__spec__", None)
+    if getattr(spec, "_initializing", False) is True:
+        return True
     try:
-        frame = first = sys._getframe(2)
+        frame = sys._getframe(2)
     except (AttributeError, ValueError):
         return False
-    while frame is not None:
-        if frame.f_globals is site_globals:
-            return True
-        frame = frame.f_back
-    frame = first
     while frame is not None:
         if not frame.f_code.co_filename.startswith("<frozen importlib"):
             return False
