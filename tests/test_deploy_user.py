@@ -280,3 +280,21 @@ def test_check_survives_a_start_that_dies(cli, userbase, tmp_path):
     assert proc.returncode in (0, 1), proc.stderr
     report = json.loads(proc.stdout)
     assert report["guard"]["active"] is False and report["layout"]["entries"]
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+def test_imports_while_site_runs_do_not_start_the_watch(python, cli, userbase):
+    """Imports made by .pth files and usercustomize happen while ``site`` still
+    initialises: the watch starts at the program's first import, after everything
+    ``site`` does to ``sys.path``."""
+    env, base = userbase
+    assert cli("install", "--python", python, "--user", env=env).returncode == 0
+    site = next(base.glob("lib/python3.*/site-packages"))
+    (site / "usercustomize.py").write_text(
+        "import colorsys, sys, sitewarden\n"
+        "sys.stderr.write('usercustomize: started=%s\\n' % sitewarden._started)\n")
+    (site / "zz-late.pth").write_text("import json\n")
+    proc = run(python, "-c", "import sitewarden; print(sitewarden._started); import email; "
+               "print(sitewarden._started)", env=env)
+    assert proc.stderr == "usercustomize: started=False\n"
+    assert proc.stdout.split() == ["False", "True"]
