@@ -549,3 +549,25 @@ def test_threads_module_not_imported_by_started_hooks(guarded):
     debian_like(g)
     proc = g.run(["-c", "import sys; import json; print('threading' in sys.modules)"])
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+@pytest.mark.parametrize("interp", interpreter_params())
+def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_path):
+    """The warning names the program's line that imported the module, past the import
+    machinery (importlib.import_module, runpy); ``python -m`` has no such line, so it
+    says ``sys:1`` (``<sys>:0`` on 3.13) as CPython's own warnings do."""
+    g = guarded(interp)
+    make_dist(g.distro, "six", "1.16.0", {"six.py": ""})
+    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    script = tmp_path / "prog.py"
+    script.write_text("import importlib\n\nimportlib.import_module('six')\n")
+    proc = g.run([str(script)])
+    assert [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [(str(script), 3)]
+    proc = g.run(["-m", "six"])
+    # What warnings itself says for a stack with no line to point at.
+    bare = g.run(["-c", "import warnings; warnings.warn('x', stacklevel=9)"])
+    filename, _, rest = bare.stderr.partition(": UserWarning: x")[0].rpartition(":")
+    where = (filename, int(rest))
+    assert [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]
+    proc = g.run(["-W", "error::UserWarning", "-m", "six"])  # shown, never raised
+    assert proc.returncode == 0 and [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]

@@ -42,6 +42,12 @@ def _ours(filename):
     return filename.startswith(_HERE + os.sep)
 
 
+#: Modules that import on someone's behalf: the warning points past them.
+_MACHINERY = frozenset(("importlib", "importlib.util", "importlib._bootstrap",
+                        "importlib._bootstrap_external", "_frozen_importlib",
+                        "_frozen_importlib_external", "runpy", "pkgutil", "zipimport"))
+
+
 def stacklevel():
     """``(stacklevel, frame)``: the ``stacklevel`` that makes a ``warnings.warn``
     called by the caller of this function point at the first frame outside
@@ -58,10 +64,12 @@ def stacklevel():
             frame = frame.f_back
             continue
         level += 1
-        if not _ours(filename):
+        if not _ours(filename) and frame.f_globals.get("__name__") not in _MACHINERY:
             return level, frame
         frame = frame.f_back
-    return 1, None
+    # Only import machinery called the import (``python -m pkg``: runpy): no line of
+    # the program to point at, so the warning says ``sys:1``, as CPython's own do.
+    return level + 1, None
 
 
 def emit(kind, key, message, category_name):
@@ -85,6 +93,9 @@ def emit(kind, key, message, category_name):
         # so the warning is shown instead of raised.
         if frame is not None:
             warnings.showwarning(message, category, frame.f_code.co_filename, frame.f_lineno)
+        else:  # where warnings itself puts a warning with no frame
+            warnings.showwarning(message, category, *(("<sys>", 0) if sys.version_info >= (3, 13)
+                                                      else ("sys", 1)))
     return True
 
 
