@@ -118,15 +118,28 @@ def test_pth_processed_twice_installs_one_finder(python, cli, userbase):
 
 @pytest.mark.parametrize("python", PYTHONS)
 def test_orphaned_pth_is_silent(python, cli, userbase):
-    env, base = userbase
-    assert cli("install", "--python", python, "--user", env=env).returncode == 0
-    site = next(base.rglob("site-packages"))
+    """The runtime deleted (wholly, or its sources with the bytecode left, which
+    makes ``sitewarden`` a namespace package), or a runtime without the entry point
+    (an older one, before ``activate`` existed): the ``.pth`` does nothing, silently."""
     import shutil
 
-    shutil.rmtree(site / "sitewarden")
-    proc = run(python, "-c", "pass", env=env)
-    assert proc.returncode == 0 and proc.stderr == ""
-    assert "SitewardenFinder" not in finders(python, env)
+    env, base = userbase
+    for damage in ("runtime deleted", "sources deleted", "no entry point"):
+        assert cli("install", "--python", python, "--user", env=env).returncode == 0
+        site = next(base.rglob("site-packages"))
+        package = site / "sitewarden"
+        if damage == "runtime deleted":
+            shutil.rmtree(package)
+        elif damage == "sources deleted":
+            for source in package.rglob("*.py"):
+                source.unlink()
+        else:
+            (package / "__init__.py").write_text('__version__ = "0.1.0"\n')
+            shutil.rmtree(package / "__pycache__")
+        proc = run(python, "-c", "pass", env=env)
+        assert proc.returncode == 0 and proc.stderr == "", (damage, proc.stderr)
+        assert "SitewardenFinder" not in finders(python, env)
+        shutil.rmtree(package, ignore_errors=True)
 
 
 @pytest.mark.parametrize("python", PYTHONS)
