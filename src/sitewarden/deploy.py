@@ -256,9 +256,13 @@ for dirpath, dirs, files in os.walk(staging):
 
 
 def _compile(target: Target, staging: Path, final: Path) -> None:
-    """Compile bytecode with the target interpreter itself, naming final paths."""
+    """Compile bytecode with the target interpreter itself, naming final paths.
+
+    ``-I``: neither ``PYTHON*`` variables, the user site nor the current directory
+    (the CLI may run as root in a directory others can write: a ``py_compile.py``
+    there must not run); ``-S``: no ``.pth`` files."""
     proc = subprocess.run(
-        [target.executable, "-E", "-s", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
+        [target.executable, "-I", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
     )
     if proc.returncode != 0:
