@@ -9,6 +9,7 @@ only, checked), so the deployed guard never imports, shadows or depends on a
 from __future__ import annotations
 
 import ast
+import atexit
 import hashlib
 import os
 import shutil
@@ -188,13 +189,15 @@ def probe_payload() -> Path:
     """A directory holding the runtime tree, for running the probe in a target.
 
     Cached by content hash in the user's cache, so each target compiles it
-    once; a private temporary directory when no safe cache exists.
+    once; a private temporary directory, removed when the CLI exits, when no safe
+    cache exists.
     """
     files = runtime_files()
     key = "%s-%s" % (sitewarden.__version__, digest(files))
     root = _private_cache_root()
     if root is None:
         tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
+        atexit.register(shutil.rmtree, str(tmp), True)  # not left behind at every run
         write_tree(tmp, files)
         return tmp
     final = root / key
