@@ -243,3 +243,23 @@ def test_cli_in_a_venv_names_the_base_interpreter(tmp_path):
     assert proc.returncode == 2
     assert "virtual environment" in proc.stderr and "--python /" in proc.stderr
     assert len(proc.stderr.splitlines()) == 1
+
+
+def test_uninstall_removes_what_a_killed_first_install_left(cli, userbase):
+    """A first install killed before its swap leaves only a hidden staging directory:
+    status reports it, and uninstall removes it (the directory is as before)."""
+    python = pyenv_interpreters()[-1].executable
+    env, base = userbase
+    probe = run(python, "-c", "import site; print(site.getusersitepackages())", env=env)
+    site = Path(probe.stdout.strip())
+    site.mkdir(parents=True)
+    (site / "other.pth").write_text("# someone else's\n")
+    before = tree_state(base)
+    staging = site / ".sitewarden-killed" / "sitewarden"
+    staging.mkdir(parents=True)
+    (staging / "__init__.py").write_text("")
+    status = json.loads(cli("status", "--python", python, "--json", env=env).stdout)
+    assert [d["complete"] for d in status["deployments"]] == [False]
+    proc = cli("uninstall", "--python", python, "--user", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert tree_state(base) == before

@@ -56,6 +56,8 @@ class Deployment:
     site_dir: Path
     manifest: dict[str, Any] | None
     hook_files: list[str] = field(default_factory=list)
+    #: Hidden staging entries a killed run left (the next install or uninstall removes them).
+    leftovers: list[str] = field(default_factory=list)
 
     @property
     def version(self) -> str | None:
@@ -129,9 +131,10 @@ def read_deployment(site_dir: Path) -> Deployment | None:
     except (OSError, ValueError):
         manifest = None
     hooks = [name for name in (PTH, START) if os.path.lexists(site_dir / name)]
-    if manifest is None and not hooks:
+    leftovers = _staging_leftovers(site_dir)
+    if manifest is None and not hooks and not leftovers:
         return None
-    return Deployment(site_dir, manifest, hooks)
+    return Deployment(site_dir, manifest, hooks, leftovers)
 
 
 # ---------------------------------------------------------------- filesystem helpers
@@ -197,16 +200,21 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path)
 
 
-def _clean_stale_staging(site_dir: Path) -> None:
-    """Remove leftovers of killed runs (hidden ``.sitewarden-*`` entries)."""
+def _staging_leftovers(site_dir: Path) -> list[str]:
+    """Hidden ``.sitewarden-*`` entries: what killed runs left."""
     try:
-        names = os.listdir(site_dir)
+        return sorted(n for n in os.listdir(site_dir) if n.startswith(STAGING_PREFIX))
     except OSError:
-        return
+        return []
+
+
+def _clean_stale_staging(site_dir: Path) -> list[str]:
+    """Remove leftovers of killed runs (hidden ``.sitewarden-*`` entries); their names."""
+    names = _staging_leftovers(site_dir)
     for name in names:
-        if name.startswith(STAGING_PREFIX):
-            with contextlib.suppress(OSError):
-                _remove_tree(site_dir / name)
+        with contextlib.suppress(OSError):
+            _remove_tree(site_dir / name)
+    return names
 
 
 def _refuse_symlink(path: Path) -> None:
@@ -512,9 +520,11 @@ def uninstall(site_dir: Path) -> Removal:
 
 
 def _uninstall_locked(site_dir: Path) -> Removal:
-    _clean_stale_staging(site_dir)
+    leftovers = _clean_stale_staging(site_dir)
     dep = read_deployment(site_dir)
     if dep is None:
+        if leftovers:  # a killed first install: what it left was all there was
+            return Removal(site_dir, leftovers, [])
         raise DeployError("no sitewarden deployment in %s" % site_dir)
     removed: list[str] = []
     problems: list[str] = []
