@@ -23,7 +23,7 @@ import pytest
 
 import sitewarden
 from guarded_targets import CLI
-from harness import build_hermetic, pyenv_interpreters
+from harness import build_hermetic, make_dist, pip_dir, pyenv_interpreters
 from harness.figures import record
 from harness.nobody import NOBODY
 
@@ -173,3 +173,149 @@ def test_cli_never_runs_a_runtime_from_an_unsafe_cache(tmp_path, unsafe):
             json.loads(proc.stdout)
             assert list(private_tmp.iterdir()) == [], "the temporary runtime was left behind"
     record("security: probe cache only when private", "cli", tried, 0, cache=unsafe)
+
+
+# ------------------------------------------------------------------ --hook sitecustomize
+
+
+def test_sitecustomize_hook_refuses_a_non_py_sitecustomize(bare_target):
+    """The interpreter's sitecustomize is bytecode only, or an extension module:
+    ``install --hook sitecustomize`` refuses (one line, exit 2) and changes nothing."""
+    t = bare_target
+    ext = t.python("-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+    suffix = ext.stdout.strip()
+    assert suffix.endswith(".so"), ext.stderr
+    stdlib_sc = t.stdlib / "sitecustomize.py"  # Debian's (a link to /etc): must not be found
+    t.put(stdlib_sc, "absent")
+    source = t.tmp / "sitecustomize_src.py"
+    source.write_text("X = 1\n")
+    source.chmod(0o644)
+    tried = 0
+    for name in ("sitecustomize.pyc", "sitecustomize" + suffix):
+        path = t.local_dir / name
+        if name.endswith(".pyc"):
+            proc = t.python("-c", "import py_compile, sys; py_compile.compile(sys.argv[1], "
+                            "cfile=sys.argv[2], doraise=True)", str(source), str(path))
+            assert proc.returncode == 0, proc.stderr
+        else:
+            t.put(path, "file", b"\x7fELF not really")
+        before = t.digest(t.local_dir)
+        proc = t.cli("install", "--python", t.executable, "--hook", "sitecustomize")
+        tried += 1
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "not a .py file" in proc.stderr and name in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert t.digest(t.local_dir) == before
+        t.put(path, "absent")
+    record("security: sitecustomize hook refuses non-.py", t.label, tried, 0)
+
+
+# ------------------------------------------------------------------ modes
+
+_MODES = r"""
+import json, os, stat, sys
+out = {}
+for top in sys.argv[1:]:
+    if not os.path.lexists(top):
+        continue
+    paths = [top]
+    for dirpath, dirs, files in os.walk(top):
+        paths += [os.path.join(dirpath, n) for n in dirs + files]
+    for p in paths:
+        out[p] = stat.S_IMODE(os.lstat(p).st_mode), os.path.isdir(p)
+print(json.dumps(out))
+"""
+
+
+def test_deployed_files_are_not_writable_by_others(bare_target):
+    """Deployed under ``umask 000`` (system site with each hook, and the user site):
+    every file written is 0644, every directory 0755."""
+    t = bare_target
+    umask0 = ["sh", "-c", 'umask 000 && exec "$@"', "sh"]
+    user_site = t.python("-c", "import site; print(site.getusersitepackages())").stdout.strip()
+    checked, bad = 0, []
+    for args, site in ((("--hook", "pth"), str(t.local_dir)),
+                       (("--hook", "sitecustomize"), str(t.local_dir)),
+                       (("--user",), user_site)):
+        proc = t.run([*umask0, *CLI, "install", "--python", t.executable, *args])
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        manifest = json.loads(t.read_bytes(Path(site) / "sitewarden" / "_deployment.json"))
+        paths = [os.path.join(site, f) for f in manifest["files"]]
+        if manifest.get("sitecustomize"):
+            paths.append(manifest["sitecustomize"]["path"])
+        paths += manifest.get("created_dirs", [])
+        # An existing sitecustomize (Debian's conffile) keeps its own mode.
+        edited = [] if (manifest.get("sitecustomize") or {}).get("created", True) else [
+            manifest["sitecustomize"]["path"]]
+        modes = json.loads(t.root(_MODES, os.path.join(site, "sitewarden"), *paths).stdout)
+        for path, (mode, is_dir) in modes.items():
+            checked += 1
+            exact = 0o755 if is_dir else 0o644
+            if mode & 0o022 or (path not in edited and mode != exact):
+                bad.append((path, oct(mode)))
+        uninstall = ["--user"] if "--user" in args else []
+        proc = t.cli("uninstall", "--python", t.executable, *uninstall)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    record("security: deployed files not writable by others", t.label, checked, len(bad))
+    assert not bad, bad
+
+
+# ------------------------------------------------------------------ data, never code
+
+
+def test_no_code_executed_from_marker_metadata_or_environment(guarded_target):
+    """Code in the marker, in metadata (every field the guard reads) and in environment
+    values is data: neither startup, a shadowed import, a refusal, ``status`` nor
+    ``check`` runs it."""
+    t = guarded_target
+    canary = t.tmp / "CANARY"
+    run = "__import__('os').system('touch %s')" % canary
+    payload = "%s; $(touch %s); `touch %s`" % (run, canary, canary)
+
+    def distro(stage):
+        make_dist(stage, "swc_target", "1.0", {"swc_target.py": ""})
+        make_dist(stage, "swc_consumer", "1.0", {"swc_consumer.py": ""}, requires=[
+            "swc_target<2; python_version > '3' and %s" % run, "swc_target (<2) ; " + run,
+            "swc_target @ file:///%s" % canary, "swc_target<2; " + payload])
+        make_dist(stage, "swc_egg", "1.0", {"swc_egg.py": ""}, kind="egg-info",
+                  requires=["swc_target<2", "[:%s]" % run, "swc_target<3"])
+        meta = stage / "swc_evil-1.0.dist-info"
+        meta.mkdir()
+        (meta / "METADATA").write_text("Name: %s\nVersion: %s\nRequires-Dist: %s\n"
+                                       % (payload, payload, payload))
+        (meta / "RECORD").write_text("%s,,\n" % payload)
+        (meta / "top_level.txt").write_text(payload + "\nswc_target\n")
+
+    def local(stage):
+        make_dist(stage, "swc_target", "2.0", {"swc_target.py": ""}, installer=payload)
+        (stage / "swc_target-2.0.dist-info" / "direct_url.json").write_text(
+            '{"url": "%s"}' % run)
+
+    t.copy_in(distro, t.distro_dir)
+    t.copy_in(local, t.local_dir)
+    t.put(t.marker, "file", ("[externally-managed]\nError=%s\nError-C=%s\n"
+                             % (payload, payload)).encode())
+    env = {"SITEWARDEN_SILENCE": payload, "SITEWARDEN_DISABLE": "0",
+           "PIP_BREAK_SYSTEM_PACKAGES": payload, "LANG": payload, "LC_MESSAGES": payload}
+    # pip itself rejects a PIP_BREAK_SYSTEM_PACKAGES that is not a boolean (exit 2).
+    pip_env = {**env, "PYTHONPATH": str(pip_dir("22.3.1")), "PIP_NO_CACHE_DIR": "1",
+               "PIP_BREAK_SYSTEM_PACKAGES": "0"}
+    runs = [
+        ([t.executable, "-c", "import swc_target, swc_consumer, swc_egg"], env, 0, "swc_target"),
+        ([t.executable, "-m", "ensurepip"], env, 1, "externally-managed-environment"),
+        ([t.executable, "-m", "pip", "install", "--no-index", "six"], pip_env, 1,
+         "externally-managed-environment"),
+        ([*CLI, "status", "--python", t.executable, "--json"], env, 0, "swc_target"),
+        ([*CLI, "check", "--python", t.executable, "--json"], env, 1, "swc_target"),
+    ]
+    failures = []
+    for argv, e, status, seen in runs:
+        proc = t.run(argv, env=e)
+        # Each run got as far as reading the booby-trapped data.
+        if proc.returncode != status or (seen not in proc.stdout + proc.stderr
+                                         and not argv[-1].endswith("json")):
+            failures.append((argv[-2:], proc.returncode, proc.stderr[-500:]))
+    record("security: no code run from marker/metadata/environment", t.label, len(runs),
+           int(canary.exists()) + len(failures))
+    assert not canary.exists()
+    assert not failures, failures
