@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from guarded_targets import make_target, target_params
+
 pytest_plugins = ["harness.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +32,22 @@ def sitewarden_cli(*args: str, env: dict[str, str] | None = None, cwd: str | Non
 @pytest.fixture
 def cli():
     return sitewarden_cli
+
+
+@pytest.fixture(params=target_params())
+def guarded_target(request):
+    """Each CPython 3.8+ (hermetic) and Debian's python (namespace), guard deployed."""
+    target = make_target(request.param)
+    yield target
+    target.close()
+
+
+@pytest.fixture(params=target_params())
+def bare_target(request):
+    """As ``guarded_target``, without the guard deployed."""
+    target = make_target(request.param, deploy=False)
+    yield target
+    target.close()
 
 
 #: Wheels the install tests use, from PyPI (cached), served with --no-index --find-links.

@@ -119,15 +119,28 @@ def test_pth_processed_twice_installs_one_finder(python, cli, userbase):
 
 @pytest.mark.parametrize("python", PYTHONS)
 def test_orphaned_pth_is_silent(python, cli, userbase):
-    env, base = userbase
-    assert cli("install", "--python", python, "--user", env=env).returncode == 0
-    site = next(base.rglob("site-packages"))
+    """The runtime deleted (wholly, or its sources with the bytecode left, which
+    makes ``sitewarden`` a namespace package), or a runtime without the entry point
+    (an older one, before ``activate`` existed): the ``.pth`` does nothing, silently."""
     import shutil
 
-    shutil.rmtree(site / "sitewarden")
-    proc = run(python, "-c", "pass", env=env)
-    assert proc.returncode == 0 and proc.stderr == ""
-    assert "sitewarden" not in finders(python, env)
+    env, base = userbase
+    for damage in ("runtime deleted", "sources deleted", "no entry point"):
+        assert cli("install", "--python", python, "--user", env=env).returncode == 0
+        site = next(base.rglob("site-packages"))
+        package = site / "sitewarden"
+        if damage == "runtime deleted":
+            shutil.rmtree(package)
+        elif damage == "sources deleted":
+            for source in package.rglob("*.py"):
+                source.unlink()
+        else:
+            (package / "__init__.py").write_text('__version__ = "0.1.0"\n')
+            shutil.rmtree(package / "__pycache__")
+        proc = run(python, "-c", "pass", env=env)
+        assert proc.returncode == 0 and proc.stderr == "", (damage, proc.stderr)
+        assert "sitewarden" not in finders(python, env)
+        shutil.rmtree(package, ignore_errors=True)
 
 
 @pytest.mark.parametrize("python", PYTHONS)
@@ -298,3 +311,23 @@ def test_imports_while_site_runs_do_not_start_the_watch(python, cli, userbase):
                "print(sitewarden._started)", env=env)
     assert proc.stderr == "usercustomize: started=False\n"
     assert proc.stdout.split() == ["False", "True"]
+
+
+def test_uninstall_removes_what_a_killed_first_install_left(cli, userbase):
+    """A first install killed before its swap leaves only a hidden staging directory:
+    status reports it, and uninstall removes it (the directory is as before)."""
+    python = pyenv_interpreters()[-1].executable
+    env, base = userbase
+    probe = run(python, "-c", "import site; print(site.getusersitepackages())", env=env)
+    site = Path(probe.stdout.strip())
+    site.mkdir(parents=True)
+    (site / "other.pth").write_text("# someone else's\n")
+    before = tree_state(base)
+    staging = site / ".sitewarden-killed" / "sitewarden"
+    staging.mkdir(parents=True)
+    (staging / "__init__.py").write_text("")
+    status = json.loads(cli("status", "--python", python, "--json", env=env).stdout)
+    assert [d["complete"] for d in status["deployments"]] == [False]
+    proc = cli("uninstall", "--python", python, "--user", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert tree_state(base) == before

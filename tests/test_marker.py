@@ -125,3 +125,17 @@ def test_missing_marker(tmp_path):
 def test_language_from_environment(environ, lang):
     # The test process never called setlocale(LC_ALL, ""), like a guarded process.
     assert marker.message_language(environ) == lang
+
+
+@pytest.mark.parametrize("kind", ["fifo", "character device"])
+def test_special_files_apply_without_blocking(tmp_path, kind):
+    """A FIFO (no writer: open() would block forever) or a device named
+    EXTERNALLY-MANAGED: applies, with the default message, at once."""
+    path = tmp_path / "EXTERNALLY-MANAGED"
+    if kind == "fifo":
+        os.mkfifo(str(path))
+    else:
+        path.symlink_to("/dev/zero")
+    m = marker.read(str(path), lang=None)
+    assert m.exists and m.problem == "not a regular file"
+    assert marker.marker_exists(str(path))

@@ -58,6 +58,7 @@ def test_compare_agrees(a, b):
 @example("==1.0", "1.0.0")
 @example("!=1.0.0", "1")
 @example(">=1,>=1", "1")
+@example("~=0.0,==0,==00", "0")  # one clause for ==0 and ==00, the first written
 def test_specifiers_agree_where_answered(spec_text, version):
     parsed = plainversion.parse_specifiers(spec_text)
     if parsed is None:

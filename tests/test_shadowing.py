@@ -177,9 +177,11 @@ def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path
 
 
 def test_racing_threads_warn_once_and_never_deadlock(guarded):
+    """32 threads (two per module) race to import 16 shadowed modules that import
+    more shadowed modules (issue #6: 32 threads; every interpreter in test_reliability)."""
     g = guarded()
     debian_like(g)
-    names = ["mod%d" % i for i in range(12)]
+    names = ["mod%d" % i for i in range(16)]
     for name in names:
         make_dist(g.distro, name, "1.0", {name + ".py": "import time; time.sleep(0.01)\n"})
         make_dist(g.local, name, "2.0", {name + ".py": "import six, yaml\n"}, installer="pip")

@@ -51,10 +51,13 @@ class Deployment:
     """A deployment found in a site directory."""
 
     def __init__(self, site_dir: Path, manifest: dict[str, Any] | None,
-                 hook_files: list[str] | None = None) -> None:
+                 hook_files: list[str] | None = None,
+                 leftovers: list[str] | None = None) -> None:
         self.site_dir = site_dir
         self.manifest = manifest
         self.hook_files = hook_files or []
+        #: Hidden staging entries a killed run left (the next install or uninstall removes them).
+        self.leftovers = leftovers or []
 
     def __repr__(self) -> str:
         return "Deployment(%r, version=%r)" % (str(self.site_dir), self.version)
@@ -131,9 +134,10 @@ def read_deployment(site_dir: Path) -> Deployment | None:
     except (OSError, ValueError):
         manifest = None
     hooks = [name for name in (PTH, START) if os.path.lexists(site_dir / name)]
-    if manifest is None and not hooks:
+    leftovers = _staging_leftovers(site_dir)
+    if manifest is None and not hooks and not leftovers:
         return None
-    return Deployment(site_dir, manifest, hooks)
+    return Deployment(site_dir, manifest, hooks, leftovers)
 
 
 # ---------------------------------------------------------------- filesystem helpers
@@ -203,16 +207,21 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path)
 
 
-def _clean_stale_staging(site_dir: Path) -> None:
-    """Remove leftovers of killed runs (hidden ``.sitewarden-*`` entries)."""
+def _staging_leftovers(site_dir: Path) -> list[str]:
+    """Hidden ``.sitewarden-*`` entries: what killed runs left."""
     try:
-        names = os.listdir(site_dir)
+        return sorted(n for n in os.listdir(site_dir) if n.startswith(STAGING_PREFIX))
     except OSError:
-        return
+        return []
+
+
+def _clean_stale_staging(site_dir: Path) -> list[str]:
+    """Remove leftovers of killed runs (hidden ``.sitewarden-*`` entries); their names."""
+    names = _staging_leftovers(site_dir)
     for name in names:
-        if name.startswith(STAGING_PREFIX):
-            with contextlib.suppress(OSError):
-                _remove_tree(site_dir / name)
+        with contextlib.suppress(OSError):
+            _remove_tree(site_dir / name)
+    return names
 
 
 def _refuse_symlink(path: Path) -> None:
@@ -262,11 +271,15 @@ for dirpath, dirs, files in os.walk(staging):
 
 
 def _compile(target: Target, staging: Path, final: Path) -> None:
-    """Compile bytecode with the target interpreter itself, naming final paths."""
+    """Compile bytecode with the target interpreter itself, naming final paths.
+
+    ``-I``: neither ``PYTHON*`` variables, the user site nor the current directory
+    (the CLI may run as root in a directory others can write: a ``py_compile.py``
+    there must not run); ``-S``: no ``.pth`` files."""
     import subprocess
 
     proc = subprocess.run(
-        [target.executable, "-E", "-s", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
+        [target.executable, "-I", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
     )
     if proc.returncode != 0:
@@ -526,9 +539,11 @@ def _uninstall_locked(site_dir: Path) -> Removal:
     import shutil
     import tempfile
 
-    _clean_stale_staging(site_dir)
+    leftovers = _clean_stale_staging(site_dir)
     dep = read_deployment(site_dir)
     if dep is None:
+        if leftovers:  # a killed first install: what it left was all there was
+            return Removal(site_dir, leftovers, [])
         raise DeployError("no sitewarden deployment in %s" % site_dir)
     removed: list[str] = []
     problems: list[str] = []

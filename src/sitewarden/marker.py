@@ -164,8 +164,14 @@ def _describe(exc):
 def _parse(path, lang):
     if os.path.isdir(path):
         return Marker(path, True, problem="it is a directory")
+    import stat
+
     try:
-        with open(path, "rb") as f:
+        # O_NONBLOCK: a FIFO named EXTERNALLY-MANAGED must not block the reader forever.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return Marker(path, True, problem="not a regular file")
             data = f.read(MAX_MARKER_BYTES + 1)
     except OSError as exc:
         return Marker(path, True, problem="cannot read it: %s" % (exc.strerror or exc,))

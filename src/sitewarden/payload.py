@@ -202,13 +202,16 @@ def probe_payload() -> Path:
     Cached in the user's private cache under a key made from the sources'
     names, sizes and times, so that a run of ``check`` reads no source file;
     each target writes its bytecode there once (``probe._load_runtime``).  A
-    private temporary directory when no safe cache exists.
+    private temporary directory, removed when the CLI exits, when no safe cache exists.
     """
     root = _private_cache_root()
     if root is None:
+        import atexit
+        import shutil
         import tempfile
 
         tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
+        atexit.register(shutil.rmtree, str(tmp), True)  # not left behind at every run
         write_tree(tmp, runtime_files())
         return tmp
     sources = [(rel, path) for rel, path in _code_sources()]

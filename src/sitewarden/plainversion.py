@@ -99,8 +99,15 @@ def contains(specifiers, version):
 
 
 def specifier_text(specifiers):
-    """How ``packaging`` writes the set: clauses sorted, no spaces."""
-    return ",".join(sorted({op + text for op, text, _number in specifiers}))
+    """How ``packaging`` writes the set: one clause per operator and version (``==1.0``
+    and ``==1`` are one; the first written stays), sorted, no spaces."""
+    kept = {}
+    for op, text, number in specifiers:
+        if op != "~=":  # packaging compares all but ~= with trailing zeros dropped
+            while len(number) > 1 and number[-1] == 0:
+                number = number[:-1]
+        kept.setdefault((op, number), op + text)
+    return ",".join(sorted(kept.values()))
 
 
 def parse_requirement(text):

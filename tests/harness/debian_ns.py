@@ -196,6 +196,19 @@ class DebianNamespace:
             stdin=subprocess.DEVNULL if input is None else None,
         )
 
+    def popen(self, argv: Sequence[str], env: Optional[Mapping[str, str]] = None,
+              cwd: str = "/", **kwargs) -> subprocess.Popen:
+        """Start ``argv`` inside the namespace without waiting (``subprocess.Popen``
+        keywords pass through); ``env`` adds to ``self.env()``."""
+        kwargs.setdefault("stdin", subprocess.DEVNULL)
+        return subprocess.Popen(self._nsenter(argv, cwd), env=self.env(env), **kwargs)
+
+    def run_helper(self, script: str, *args: str,
+                   data: Optional[bytes] = None) -> subprocess.CompletedProcess:
+        """Run a Python ``script`` as root inside the namespace with the helper
+        interpreter (``-I -S``, never the Debian python under test); bytes output."""
+        return self._helper(script, *args, data=data)
+
     def _helper(self, script: str, *args: str,
                 data: Optional[bytes] = None) -> subprocess.CompletedProcess:
         return subprocess.run(
