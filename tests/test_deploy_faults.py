@@ -120,8 +120,9 @@ def test_concurrent_installs_and_uninstalls(bare_target):
 
 def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
     """SIGKILL at random points of a fresh install, an upgrade and an uninstall: the next
-    start finds the old or the new deployment, never a mix; after each, ``uninstall``
-    leaves the directory byte-identical to before the first install."""
+    start finds the old or the new deployment, never a mix (a runtime without its hook
+    is inert: old for every process); after each, ``uninstall`` leaves the directory
+    byte-identical to before the first install."""
     t = bare_target
     before = t.digest(t.local_dir)
     clean = normalized(t)
@@ -137,15 +138,21 @@ def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
     t.uninstall()
     durations["uninstall"] = time.monotonic() - t0
     assert t.digest(t.local_dir) == before
+    # Two names cannot appear at once: a kill between the package's swap and the hooks'
+    # writes (first install), or between the hooks' removal and the package's (uninstall),
+    # leaves the runtime without its .pth: inert, as no process loads it (the old state
+    # for every process); the next install completes it, uninstall removes it.  Counted.
+    inert = [{k: v for k, v in deployed.items() if k not in hooks}
+             for hooks in (("sitewarden.pth",), ("sitewarden.pth", "sitewarden.start"))]
     rng = random.Random(668)
-    runs = kills = identical = debris = 0
+    runs = kills = identical = debris = inert_seen = 0
     failures = []
     for i in range(6 * STRESS):
         scenario = ("fresh install", "upgrade", "uninstall")[i % 3]
         if scenario != "fresh install":
             t.install()
-        allowed = {"fresh install": (clean, deployed), "upgrade": (deployed,),
-                   "uninstall": (deployed, clean)}[scenario]
+        allowed = {"fresh install": (clean, deployed, *inert), "upgrade": (deployed,),
+                   "uninstall": (deployed, clean, *inert)}[scenario]
         p = cli_popen(t, "uninstall" if scenario == "uninstall" else "install")
         time.sleep(rng.uniform(0.05, 1.0) * durations[scenario])
         if p.poll() is None:
@@ -157,8 +164,11 @@ def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
         debris += bool(state["debris"])
         if problem:
             failures.append((scenario, problem, state))
-        elif normalized(t) not in allowed:
-            failures.append((scenario, "neither the old nor the new deployment", state))
+        else:
+            now = normalized(t)
+            inert_seen += now in inert
+            if now not in allowed:
+                failures.append((scenario, "neither the old nor the new deployment", state))
         # The next uninstall restores the directory exactly (or finds nothing to remove).
         proc = t.cli("uninstall", "--python", t.executable)
         if proc.returncode != 0 and "no sitewarden deployment" not in proc.stderr:
@@ -168,7 +178,7 @@ def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
         else:
             failures.append((scenario, "uninstall left the directory changed", state))
     record("deploy: killed deployer leaves old or new", t.label, runs, len(failures),
-           kills=kills, leftovers_cleaned=debris)
+           kills=kills, inert_runtime_left=inert_seen, staging_leftovers=debris)
     record("deploy: uninstall byte-identical after kills", t.label, runs, runs - identical,
            kills=kills)
     assert kills > 0, "no run was actually killed; widen the delays"
