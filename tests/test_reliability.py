@@ -479,10 +479,6 @@ def test_garbage_metadata_never_breaks_startup_or_imports(target):
            inputs=sum(map(len, names_by_phase)) + 2)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "distinfo._read_bytes opens METADATA with a blocking open(): a FIFO named METADATA in a "
-    "distro directory hangs every process importing the shadowed module (distinfo.py is on "
-    "the performance branch; reported in issue #6)"))
 def test_metadata_fifo_does_not_hang(target):
     """A FIFO where METADATA should be: the shadowed import must not block forever."""
     stage = target.tmp / "fifo-stage"

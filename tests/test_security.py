@@ -58,11 +58,6 @@ def test_install_compiles_without_the_working_directory(bare_target):
     assert ran == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "targets._run_payload runs the probe (-E -S -c BOOTSTRAP) in the CLI's working "
-    "directory, so '' is on the target's sys.path while the probe imports site and "
-    "sysconfig: a sysconfig.py there runs in the target, as root under sudo (targets.py "
-    "and probe.py are on the performance branch; reported in issue #6)"))
 def test_probe_runs_no_code_from_the_working_directory(tmp_path):
     hp = build_hermetic(NEWEST, tmp_path / "h")
     cwd = tmp_path / "cwd"

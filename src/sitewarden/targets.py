@@ -64,13 +64,14 @@ def resolve_executable(python: str | None) -> str:
     return path
 
 
-def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None) -> Any:
+def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
+                 cwd: str | None = None) -> Any:
     root = payload.probe_payload()
     argv = [executable, *flags, "-c", probe.BOOTSTRAP, str(root), kind]
     try:
         proc = subprocess.run(
             argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT, env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, cwd=cwd,
         )
     except OSError as exc:
         raise TargetError("%s: cannot run it: %s" % (executable, exc.strerror or exc)) from None
@@ -96,7 +97,9 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
 def probe_target(python: str | None = None) -> Target:
     """Run the facts probe (``-E -S``: no site, no environment) in the target."""
     executable = resolve_executable(python)
-    facts = _run_payload(executable, "facts", ["-E", "-S"], None)
+    # In "/": `-c` puts the working directory first on sys.path, and a sysconfig.py there
+    # must not run in the target (as root under sudo).
+    facts = _run_payload(executable, "facts", ["-E", "-S"], None, cwd=os.path.sep)
     return Target(executable, facts)
 
 
