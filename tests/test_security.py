@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-import sitewarden
 from guarded_targets import CLI
 from harness import build_hermetic, make_dist, pip_dir, pyenv_interpreters
 from harness.figures import record
@@ -128,7 +127,7 @@ def _plant(base: Path, canary: Path) -> Path:
     """A runtime in the cache, under the key the CLI will look for, that leaves ``canary``."""
     from sitewarden import payload
 
-    key = "%s-%s" % (sitewarden.__version__, payload.digest(payload.runtime_files()))
+    key = payload.cache_key()
     planted = _cache_root(base) / key / "sitewarden"
     planted.mkdir(parents=True)
     (planted / "__init__.py").write_text("open(%r, 'w').write('planted')\n" % str(canary))

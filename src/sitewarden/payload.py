@@ -196,6 +196,11 @@ def _private_cache_root() -> Path | None:
     return root
 
 
+def cache_key() -> str:
+    """The name of this runtime's directory in the private cache."""
+    return "%s-%s" % (sitewarden.__version__, _stamp(_code_sources()))
+
+
 def probe_payload() -> Path:
     """A directory holding the runtime tree, for running the probe in a target.
 
@@ -214,8 +219,7 @@ def probe_payload() -> Path:
         atexit.register(shutil.rmtree, str(tmp), True)  # not left behind at every run
         write_tree(tmp, runtime_files())
         return tmp
-    sources = [(rel, path) for rel, path in _code_sources()]
-    final = root / ("%s-%s" % (sitewarden.__version__, _stamp(sources)))
+    final = root / cache_key()
     if (final / "sitewarden" / "__init__.py").is_file():
         return final
     import tempfile
