@@ -123,7 +123,8 @@ class Guarded:
     def check(self, env: Optional[Mapping[str, str]] = None, cwd: str = "/") -> Dict[str, Any]:
         """The report ``sitewarden check`` collects, through the same probe the CLI
         runs (``-c BOOTSTRAP payload check``, guard disabled), in ``env``/``cwd``."""
-        from sitewarden import payload, probe
+        from sitewarden.cli import payload
+        from sitewarden.detect import probe
 
         root = payload.probe_payload()
         proc = self.run(["-c", probe.BOOTSTRAP, str(root), "check"],

@@ -99,7 +99,7 @@ def test_uninstall_restores_existing_directory_exactly(python, cli, userbase, tm
 
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
     # A process writes bytecode for the guard at runtime (an -O run).
-    assert run(python, "-O", "-c", "import sitewarden.marker", env=env).returncode == 0
+    assert run(python, "-O", "-c", "import sitewarden.guard.marker", env=env).returncode == 0
     assert cli("uninstall", "--python", python, "--user", env=env).returncode == 0
     assert tree_state(base) == before
 
@@ -201,7 +201,7 @@ def test_unwritable_target_is_refused_cleanly():
     import shutil
     import tempfile
 
-    from sitewarden import payload
+    from sitewarden.cli import payload
 
     top = Path(tempfile.mkdtemp(prefix="sitewarden-unwritable-"))
     try:
@@ -275,7 +275,7 @@ def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path
     assert log.read_text().split() == ["-c"]  # one start
     tag = subprocess.run([python, "-c", "import sys; print(sys.implementation.cache_tag)"],
                          capture_output=True, text=True).stdout.strip()
-    cached = list((tmp_path / "cache").glob("sitewarden/runtime/*/sitewarden/__pycache__/*.pyc"))
+    cached = list((tmp_path / "cache").glob("sitewarden/runtime/*/sitewarden/**/__pycache__/*.pyc"))
     assert {p.name for p in cached} >= {"check.%s.pyc" % tag, "shadowing.%s.pyc" % tag}
     assert {p: p.stat().st_mtime_ns for p in base.rglob("*")} == before
 

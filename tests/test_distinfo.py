@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from harness import make_dist
-from sitewarden import distinfo
+from sitewarden.detect import distinfo
 
 
 def test_canonicalize_and_name_variants():

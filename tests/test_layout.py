@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness import build_hermetic, debian_system_python, pyenv_interpreters
-from sitewarden import layout
+from sitewarden.detect import layout
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -27,7 +27,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 CLASSIFY = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from sitewarden import layout
+from sitewarden.detect import layout
 sys.path.pop(0)
 f, entries = layout.current(read_pth=True)
 print(json.dumps({"facts": f, "entries": entries,

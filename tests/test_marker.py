@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from sitewarden import marker
+from sitewarden.guard import marker
 
 DEBIAN_LIKE = """\
 [externally-managed]

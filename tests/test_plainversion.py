@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from sitewarden import plainversion
+from sitewarden.detect import plainversion
 
 OPS = ["~=", "==", "!=", "<=", ">=", "<", ">", "===", "=", "=>", ""]
 

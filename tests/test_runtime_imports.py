@@ -1,9 +1,14 @@
-"""Startup is sacred: the runtime imports only os and sys at module level.
+"""Startup is sacred: what runs at every start imports only os and sys at module level.
 
-Every module that can run inside a guarded interpreter (everything but the
-CLI's own modules) is held to it by an AST walk, so a lint autofix or a
-typing pass cannot quietly add ``contextlib`` or ``typing`` to startup, as
-happened to virtualenv and setuptools.
+The tree says where code runs (README, "Architecture"): the top-level modules
+run at every interpreter start and import only ``os`` and ``sys`` at module
+level; ``guard/``, ``detect/`` and ``api/`` run inside a guarded process once an
+installer, a shadow candidate or a probe needs them, and may also import their
+sibling modules at module level (never other libraries: those are deferred to
+first use and bounded by the ``sys.modules`` tests); ``cli/`` runs in the
+command's own process.  An AST walk holds every module to its rule, so a lint
+autofix or a typing pass cannot quietly add ``contextlib`` or ``typing`` to
+startup, as happened to virtualenv and setuptools.
 """
 
 import ast
@@ -14,7 +19,10 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src" / "sitewarden"
 
 #: Modules that only ever run in the CLI process, never inside a guarded interpreter.
-CLI_MODULES = {"cli", "deploy", "payload", "render", "targets", "__main__"}
+CLI_PACKAGES = {"cli", "__main__"}
+
+#: Folders whose modules run inside a guarded process, but never at every start.
+ON_DEMAND_PACKAGES = {"guard", "detect", "api"}
 
 ALLOWED = {"os", "sys"}
 
@@ -26,7 +34,7 @@ def runtime_modules():
         if rel.parts[0] in ("_vendor", "_hooks"):
             continue
         name = ".".join(rel.with_suffix("").parts)
-        if name not in CLI_MODULES:
+        if rel.parts[0].replace(".py", "") not in CLI_PACKAGES:
             out.append(pytest.param(path, id=name))
     return out
 
@@ -53,13 +61,42 @@ def module_level_imports(tree):
 
 def test_runtime_modules_found():
     names = {p.id for p in runtime_modules()}
-    assert {"__init__", "settings", "marker"} <= names
+    assert {"__init__", "settings", "guard.marker", "detect.shadowing"} <= names
+
+
+def startup_modules():
+    return [p for p in runtime_modules() if len(p.values[0].relative_to(SRC).parts) == 1]
+
+
+def test_top_level_is_what_runs_at_every_start():
+    """A newcomer reads from the tree which modules run at every start: the top level."""
+    assert {p.id for p in startup_modules()} == {
+        "__init__", "_watch", "pathfacts", "settings", "_stdlib_names"}
+    for package in (CLI_PACKAGES | ON_DEMAND_PACKAGES) - {"__main__"}:
+        init = SRC / package / "__init__.py"
+        assert init.read_text(encoding="utf-8") == "", "%s must stay empty" % init
+
+
+def test_every_module_named_by_a_string_resolves():
+    """``HOOKS`` is keyed by the module an installer imports; its values name code."""
+    import importlib
+
+    import sitewarden
+
+    for watched, target in sitewarden.HOOKS.items():
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module("sitewarden." + module), function)), (
+            watched, target)
 
 
 @pytest.mark.parametrize("path", runtime_modules())
 def test_module_level_imports_are_os_and_sys_only(path):
+    """Startup modules: os and sys.  On-demand modules: os, sys and sitewarden's own
+    modules (relative imports), nothing else."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    bad = [(m, line) for m, line in module_level_imports(tree) if m not in ALLOWED]
+    on_demand = path.relative_to(SRC).parts[0] in ON_DEMAND_PACKAGES
+    bad = [(m, line) for m, line in module_level_imports(tree)
+           if m not in ALLOWED and not (on_demand and m.startswith("."))]
     assert not bad, "%s imports at module level: %s (defer them into functions)" % (
         path.name, bad)
 
@@ -79,7 +116,7 @@ def test_startup_module_creates_no_class():
 
     assert callable(sitewarden.find_spec) and sitewarden._sitewarden_finder is True
     assert sitewarden.ShadowWarning.__module__ == "sitewarden"
-    assert sitewarden.deactivate.__module__ == "sitewarden.activation"
+    assert sitewarden.deactivate.__module__ == "sitewarden.api.activation"
     with pytest.raises(AttributeError):
         sitewarden.invalidate_caches  # noqa: B018 (importlib probes it with hasattr)
 
@@ -104,7 +141,7 @@ def test_vendored_packaging_does_not_import_tags(tmp_path):
     import subprocess
     import sys
 
-    from sitewarden import payload
+    from sitewarden.cli import payload
 
     payload.write_tree(tmp_path, payload.runtime_files())
     code = (

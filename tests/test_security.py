@@ -79,7 +79,7 @@ def _cache_root(base: Path) -> Path:
     "fresh", "group-writable", "world-writable", "parent world-writable", "other owner",
     "a symbolic link", "parent a symbolic link", "not a directory"])
 def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
-    from sitewarden import payload
+    from sitewarden.cli import payload
 
     base = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(base))
@@ -125,7 +125,7 @@ def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
 
 def _plant(base: Path, canary: Path) -> Path:
     """A runtime in the cache, under the key the CLI will look for, that leaves ``canary``."""
-    from sitewarden import payload
+    from sitewarden.cli import payload
 
     key = payload.cache_key()
     planted = _cache_root(base) / key / "sitewarden"

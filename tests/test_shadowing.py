@@ -140,9 +140,9 @@ def test_no_warning_without_shadowing_and_nothing_heavy_imported(guarded):
     proc = g.run(["-c", code])
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     # _watch built the index; shadowing looked at the candidates once; nothing else.
-    assert proc.stdout.split() == ["['sitewarden',", "'sitewarden._emit',",
-                                   "'sitewarden._watch',", "'sitewarden.pathfacts',",
-                                   "'sitewarden.shadowing']"]
+    assert proc.stdout.split() == ["['sitewarden',", "'sitewarden._watch',",
+                                   "'sitewarden.detect',", "'sitewarden.detect.emit',",
+                                   "'sitewarden.detect.shadowing',", "'sitewarden.pathfacts']"]
 
 
 def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path):
@@ -483,7 +483,8 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
     proc = subprocess.run([str(vpython), "-c", "import pyparsing"], capture_output=True,
                           text=True, env=g.h.env(), cwd="/")
     assert "ShadowWarning: 'pyparsing'" in proc.stderr and "httplib2 0.20.4" in proc.stderr
-    from sitewarden import payload, probe
+    from sitewarden.cli import payload
+    from sitewarden.detect import probe
 
     proc = subprocess.run([str(vpython), "-c", probe.BOOTSTRAP, str(payload.probe_payload()),
                            "check"], capture_output=True, text=True,

@@ -20,19 +20,19 @@ ENTRY_POINT = "sitewarden:activate"
 #: Module names whose import arms an installer hook -> ``module:function`` in this
 #: package that patches the module once it executed (see ``patching``).
 HOOKS = {
-    "pip.commands.install": "pip_guard:on_install_module",  # pip 9
-    "pip.commands.uninstall": "pip_guard:on_uninstall_module",
-    "pip.utils": "pip_guard:on_misc_module",
-    "pip._internal.commands.install": "pip_guard:on_install_module",  # pip 10+
-    "pip._internal.commands.uninstall": "pip_guard:on_uninstall_module",
-    "pip._internal.utils.misc": "pip_guard:on_misc_module",
-    "pip._internal.req.req_uninstall": "pip_guard:on_req_uninstall_module",
-    "ensurepip": "ensurepip_guard:on_module",
-    "setuptools.command.develop": "setuptools_guard:on_develop_module",
-    "setuptools.command.easy_install": "setuptools_guard:on_easy_install_module",
-    "distutils.command.install": "setuptools_guard:on_install_module",
-    "setuptools._distutils.command.install": "setuptools_guard:on_install_module",
-    "installer._core": "installer_guard:on_core_module",
+    "pip.commands.install": "guard.pip_guard:on_install_module",  # pip 9
+    "pip.commands.uninstall": "guard.pip_guard:on_uninstall_module",
+    "pip.utils": "guard.pip_guard:on_misc_module",
+    "pip._internal.commands.install": "guard.pip_guard:on_install_module",  # pip 10+
+    "pip._internal.commands.uninstall": "guard.pip_guard:on_uninstall_module",
+    "pip._internal.utils.misc": "guard.pip_guard:on_misc_module",
+    "pip._internal.req.req_uninstall": "guard.pip_guard:on_req_uninstall_module",
+    "ensurepip": "guard.ensurepip_guard:on_module",
+    "setuptools.command.develop": "guard.setuptools_guard:on_develop_module",
+    "setuptools.command.easy_install": "guard.setuptools_guard:on_easy_install_module",
+    "distutils.command.install": "guard.setuptools_guard:on_install_module",
+    "setuptools._distutils.command.install": "guard.setuptools_guard:on_install_module",
+    "installer._core": "guard.installer_guard:on_core_module",
 }
 
 #: Called with this module once, at the first import after startup.
@@ -47,9 +47,9 @@ _busy = set()  # threads inside find_spec: no re-entrancy
 def __getattr__(name):
     # PEP 562: the public classes and the rarely used controls load on first use.
     if name in _CLASSES:
-        module = "categories"
+        module = "api.categories"
     elif name in ("deactivate", "installed_finder"):
-        module = "activation"
+        module = "api.activation"
     else:
         raise AttributeError("module 'sitewarden' has no attribute %r" % (name,))
     return getattr(__import__("sitewarden." + module, fromlist=[name]), name)
@@ -101,7 +101,7 @@ def find_spec(fullname, path=None, target=None):
             pass
         if hook is not None:
             # Installer hooks fail closed: their exceptions propagate.
-            return _call("patching:spec_with_hook", _this(), fullname, path, target, hook)
+            return _call("guard.patching:spec_with_hook", _this(), fullname, path, target, hook)
         return None
     finally:
         _busy.discard(ident)

@@ -11,7 +11,7 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()) and not getattr(sys.flags, "safe_path", 0):
     del sys.path[0]
 
-from .cli import main  # noqa: E402
+from .cli.main import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

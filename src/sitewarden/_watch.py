@@ -58,7 +58,7 @@ def _start_path(suffixes):
 
     for entry in list(sys.path):
         if isinstance(entry, str) and foreign_version(entry) is not None:
-            from .pathcheck import warn_foreign
+            from .detect.pathcheck import warn_foreign
 
             warn_foreign()
             break
@@ -71,7 +71,7 @@ def _start_path(suffixes):
             if name in names and name not in builtin:
                 watch.add(name)
     if watch:
-        from .pathcheck import watch_stdlib
+        from .detect.pathcheck import watch_stdlib
 
         watch_stdlib(watch, pre)
 
@@ -101,7 +101,7 @@ def _start_shadow(finder, suffixes):
 def _make_check(index):
     def check(name):
         if name in index:
-            from .shadowing import on_candidate
+            from .detect.shadowing import on_candidate
 
             on_candidate(name)
 

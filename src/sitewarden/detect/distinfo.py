@@ -36,14 +36,14 @@ def canonicalize(name):
 
 def module_suffixes():
     """Suffixes of importable single-file modules, longest first."""
-    from .pathfacts import module_suffixes as _suffixes
+    from ..pathfacts import module_suffixes as _suffixes
 
     return _suffixes()
 
 
 def module_name_of_file(filename, suffixes=None):
     """``six.py`` -> ``six``; ``_yaml.cpython-311-x86_64-linux-gnu.so`` -> ``_yaml``; else None."""
-    from .pathfacts import module_name_of_file as _name
+    from ..pathfacts import module_name_of_file as _name
 
     return _name(filename, suffixes)
 
@@ -549,7 +549,7 @@ def packaging_modules():
     """``(version, specifiers, requirements, markers, utils)`` or None when unavailable."""
     if not _packaging:
         try:
-            from ._vendored import modules
+            from .vendored import modules
 
             _packaging.append(modules())
         except Exception:

@@ -17,7 +17,8 @@ def _from_command_line():
 
 
 def _check(destination):
-    from . import ExternallyManagedError, refusal, scheme_guard
+    from ..api.categories import ExternallyManagedError
+    from . import refusal, scheme_guard
     from .marker import in_virtualenv
 
     if in_virtualenv() or getattr(destination, "destdir", None):

@@ -14,7 +14,8 @@ _state = {"cli": False, "overridden": False}
 
 
 def _refuse():
-    from . import ExternallyManagedError, refusal
+    from ..api.categories import ExternallyManagedError
+    from . import refusal
 
     if _state["cli"]:
         refusal.write_message()

@@ -32,7 +32,7 @@ def facts():
     import site
     import sysconfig
 
-    from . import marker
+    from ..guard import marker
 
     scheme = marker.default_scheme()
     paths = sysconfig.get_paths(scheme)
@@ -73,9 +73,10 @@ def facts():
 
 #: What each probe imports of sitewarden (see _load_runtime).
 _RUNTIME = {
-    "facts": ("marker",),
-    "check": ("marker", "settings", "check", "layout", "pathcheck", "shadowing", "distinfo",
-              "plainversion", "_watch", "pathfacts", "_stdlib_names", "_emit", "categories"),
+    "facts": ("guard.marker",),
+    "check": ("guard.marker", "settings", "detect.check", "detect.layout", "detect.pathcheck",
+              "detect.shadowing", "detect.distinfo", "detect.plainversion", "_watch", "pathfacts",
+              "_stdlib_names", "detect.emit", "api.categories"),
 }
 _RUNTIME["full"] = _RUNTIME["check"]
 
@@ -90,7 +91,7 @@ def _load_runtime(kind):
     sys.dont_write_bytecode = False
     try:
         for name in _RUNTIME.get(kind, ()):
-            __import__(__package__ + "." + name)
+            __import__("sitewarden." + name)
     except Exception:
         pass  # imported again, and reported, where it is used
     finally:
@@ -105,7 +106,7 @@ def _load_stdlib():
     """Import what the probe needs of the standard library with the standard library
     ahead of the current directory and ``PYTHONPATH``: ``check`` reports an
     ``enum.py`` in the directory it runs in; it must not die of it."""
-    from .pathfacts import is_stdlib_entry
+    from ..pathfacts import is_stdlib_entry
 
     saved = list(sys.path)
     stdlib = [e for e in saved if is_stdlib_entry(e)]
@@ -167,9 +168,9 @@ sys.meta_path[:] = [f for f in sys.meta_path if not [g for g in _guards if g is 
 for _name in [m for m in sys.modules if m == 'sitewarden' or m.startswith('sitewarden.')]:
     del sys.modules[_name]
 sys.path.insert(0, payload)
-import sitewarden.probe
+import sitewarden.detect.probe
 sys.path.remove(payload)
-sitewarden.probe.main(None, startup)
+sitewarden.detect.probe.main(None, startup)
 """
 
 #: Run in the target with a normal start: is the guard loaded, and from where?

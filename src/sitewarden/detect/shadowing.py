@@ -81,7 +81,7 @@ def same_file(a, b):
 
 def top_level_names(directory, suffixes=None):
     """Importable top-level names directly in ``directory`` (``os.scandir`` only)."""
-    from .pathfacts import top_level_names as _names
+    from ..pathfacts import top_level_names as _names
 
     return _names(directory, suffixes)
 
@@ -209,7 +209,7 @@ def advice(case, marker_applies=None):
     if cls in ("local", "user") and w.get("distribution"):
         if marker_applies is None:
             try:
-                from .marker import applies
+                from ..guard.marker import applies
 
                 marker_applies = applies()
             except Exception:
@@ -268,17 +268,17 @@ def format_case(case, marker_applies=None):
 
 def on_candidate(name):
     """A name of the shadow index is about to be imported (once per process)."""
-    from . import _emit
+    from . import emit
 
-    if not _emit.claim(("shadow-checked", name)):
+    if not emit.claim(("shadow-checked", name)):
         return
     case = runtime_case(name)
     if case is not None:
-        _emit.emit("shadow", name, format_case(case), "ShadowWarning")
+        emit.emit("shadow", name, format_case(case), "ShadowWarning")
 
 
 def _is_candidate(entry):
-    from .pathfacts import is_candidate
+    from ..pathfacts import is_candidate
 
     return is_candidate(entry)
 
@@ -364,7 +364,7 @@ def _portion(entry, name):
 def _watch_namespace(name, before, distro_portions):
     """Watch the real submodules of the distro's portions of namespace package
     ``name`` that an earlier portion duplicates."""
-    hooks = sys.modules[__name__.rpartition(".")[0]].HOOKS
+    from .. import HOOKS as hooks
     for dindex, dentry in distro_portions:
         dportion = _portion(dentry, name)
         for sub in sorted(top_level_names(dportion)):
@@ -380,21 +380,21 @@ def _watch_namespace(name, before, distro_portions):
                 bspec = find_in(full, _portion(bentry, name))
                 if is_regular(bspec):
                     _state["watch"][full] = ((bindex, bentry), (dindex, dentry, dspec))
-                    hooks.setdefault(full, "shadowing:on_watched_module")
+                    hooks.setdefault(full, "detect.shadowing:on_watched_module")
                     break
 
 
 def on_watched_module(module):
     """After a watched submodule executed: warn if it is not the distro's copy."""
     try:
-        from . import _emit
+        from . import emit
 
         name = module.__name__
         info = _state["watch"].get(name)
         spec = getattr(module, "__spec__", None)
         if info is None or spec is None or not is_regular(spec):
             return
-        if not _emit.claim(("shadow-checked", name)):
+        if not emit.claim(("shadow-checked", name)):
             return
         (bindex, bentry), distro_copy = info
         top = name.split(".")[0]
@@ -406,7 +406,7 @@ def on_watched_module(module):
                 break
         case = _case_from(name, (index, entry, spec), distro_copy)
         if case is not None:
-            _emit.emit("shadow", name, format_case(case), "ShadowWarning")
+            emit.emit("shadow", name, format_case(case), "ShadowWarning")
     except Exception:
         pass
 

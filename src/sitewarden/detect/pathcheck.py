@@ -30,20 +30,20 @@ import sys
 
 def stdlib_names():
     """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
-    from .pathfacts import stdlib_names as _names
+    from ..pathfacts import stdlib_names as _names
 
     return _names()
 
 
 def is_stdlib_entry(entry, stdlib_real=None):
     """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
-    from .pathfacts import is_stdlib_entry as _is
+    from ..pathfacts import is_stdlib_entry as _is
 
     return _is(entry, stdlib_real)
 
 
 def _stdlib_real():
-    from .pathfacts import real, stdlib_dir
+    from ..pathfacts import real, stdlib_dir
 
     d = stdlib_dir()
     return real(d) if d else None
@@ -141,22 +141,22 @@ _ahead = []
 def watch_stdlib(names, ahead):
     """Watch standard library ``names`` that the entries ``ahead`` of the standard
     library provide (called by ``_watch`` at the first import after startup)."""
-    from . import _emit
+    from . import emit
 
     _ahead[:] = ahead
 
     # Imported while site ran, or by the display of a foreign-entry warning.
     for name in sorted(names):
         module = sys.modules.get(name)
-        if module is not None and _emit.claim(("stdlib-checked", name)):
+        if module is not None and emit.claim(("stdlib-checked", name)):
             _check_loaded(name, module, already=True)
     # Checked after the module executed (a post-exec hook, see ``patching``), not
     # before: showing a warning imports linecache -> tokenize -> re -> enum, which
     # must not import a shadowing ``enum`` a second time in the middle of its import.
-    hooks = sys.modules[__name__.rpartition(".")[0]].HOOKS
+    from .. import HOOKS as hooks
     for name in names:
         if name not in sys.modules:
-            hooks.setdefault(name, "pathcheck:on_stdlib_loaded")
+            hooks.setdefault(name, "detect.pathcheck:on_stdlib_loaded")
 
 
 def _source_of(entry):
@@ -168,7 +168,7 @@ def _source_of(entry):
 
 
 def warn_foreign():
-    from . import _emit
+    from . import emit
     from .layout import foreign_version
 
     for entry in list(sys.path):
@@ -176,14 +176,14 @@ def warn_foreign():
             continue
         version = foreign_version(entry)
         if version is not None:
-            _emit.emit("path", ("foreign", entry),
+            emit.emit("path", ("foreign", entry),
                        format_foreign(entry, version, _source_of(entry)), "PathWarning")
 
 
 def _check_loaded(name, module, already=False):
     """Warn if ``module`` (standard library ``name``) was loaded from an entry
     ahead of the standard library that has its own copy."""
-    from . import _emit
+    from . import emit
     from .shadowing import find_in, is_regular, same_file
 
     spec = getattr(module, "__spec__", None)
@@ -196,7 +196,7 @@ def _check_loaded(name, module, already=False):
         stdlib = [e for e in sys.path if is_stdlib_entry(e)]
         sspec = next((s for s in (find_in(name, e) for e in stdlib) if is_regular(s)), None)
         if sspec is not None:
-            _emit.emit("path", ("stdlib", name),
+            emit.emit("path", ("stdlib", name),
                        format_stdlib(name, (index, entry, spec, sspec), already=already),
                        "PathWarning")
         return
@@ -205,10 +205,10 @@ def _check_loaded(name, module, already=False):
 def on_stdlib_loaded(module):
     """Post-exec hook of a watched standard library name."""
     try:
-        from . import _emit
+        from . import emit
 
         name = module.__name__
-        if _emit.claim(("stdlib-checked", name)):
+        if emit.claim(("stdlib-checked", name)):
             _check_loaded(name, module)
     except Exception:
         pass
@@ -240,7 +240,7 @@ def collect():
             break
         pre.append(e)
     if stdlib_seen:
-        from .pathfacts import module_suffixes, top_level_names
+        from ..pathfacts import module_suffixes, top_level_names
 
         names = stdlib_names()
         suffixes = module_suffixes()

@@ -35,7 +35,7 @@ def pip_config_files(environ=None):
     explicit = environ.get("PIP_CONFIG_FILE")
     if explicit is not None and os.path.abspath(explicit) == os.devnull:
         return []
-    from .settings import is_true
+    from ..settings import is_true
 
     if is_true(environ.get("PIP_ISOLATED", "")):
         files = []
@@ -60,7 +60,7 @@ def config_override(command, environ=None):
     """
     import configparser
 
-    from .settings import is_true
+    from ..settings import is_true
 
     value = None
     for path in pip_config_files(environ):
@@ -80,7 +80,7 @@ def config_override(command, environ=None):
 def override_active(command="install", environ=None):
     """Is PEP 668 overridden for this ``command``, for installers other than pip
     (pip reads its own flag, variable and configuration into its options)?"""
-    from .settings import break_system_packages_env
+    from ..settings import break_system_packages_env
 
     environ = os.environ if environ is None else environ
     if break_system_packages_env(environ) or inherited_override(environ):

@@ -14,7 +14,7 @@ import sys
 CHILD = """\
 import json, sys
 sys.path.append(sys.argv[1])
-from sitewarden import shadowing
+from sitewarden.detect import shadowing
 name, data, findings = shadowing.collect()
 cases = [c for c in data["modules"] if c["winner"]["class"] in ("local", "user")
          and c["shadowed"] and c["shadowed"][0]["class"] == "distro"]

@@ -14,7 +14,7 @@ SCHEMA = 1
 
 #: Extra collectors: ``module:function`` inside this package, each returning
 #: ``(section_name, section_data, findings)``; later capabilities add theirs.
-COLLECTORS = ["layout:collect", "shadowing:collect", "pathcheck:collect"]
+COLLECTORS = ["detect.layout:collect", "detect.shadowing:collect", "detect.pathcheck:collect"]
 
 
 def finding(kind, severity, message, **details):
@@ -64,7 +64,8 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
-    from . import __version__, _call, marker
+    from .. import __version__, _call
+    from ..guard import marker
 
     state = marker.state()
     report = {

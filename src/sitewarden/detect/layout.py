@@ -41,7 +41,7 @@ _cache = {}
 
 def real(path):
     """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
-    from .pathfacts import real as _real
+    from ..pathfacts import real as _real
 
     return _real(path)
 
@@ -56,7 +56,7 @@ def norm(path):
 
 def under(path, root):
     """Is ``path`` ``root`` or inside it (both already normalised)?"""
-    from .pathfacts import under as _under
+    from ..pathfacts import under as _under
 
     return _under(path, root)
 
@@ -64,7 +64,7 @@ def under(path, root):
 def foreign_version(path, version_info=None, abiflags=None):
     """The ``"X.Y"`` (or ``"2"``) of another interpreter that ``path`` belongs
     to, or None: purely textual (see ``pathfacts.foreign_version``)."""
-    from .pathfacts import foreign_version as _foreign_version
+    from ..pathfacts import foreign_version as _foreign_version
 
     return _foreign_version(path, version_info, abiflags)
 
@@ -72,7 +72,7 @@ def foreign_version(path, version_info=None, abiflags=None):
 def distro_candidates():
     """Real paths of the site directories that may be distro-owned: the cheap
     runtime superset, without ``sysconfig`` (see ``pathfacts.distro_candidates``)."""
-    from .pathfacts import distro_candidates as _candidates
+    from ..pathfacts import distro_candidates as _candidates
 
     return _candidates()
 
@@ -190,7 +190,7 @@ def facts(read_pth=False):
     files (``check`` only, never at runtime)."""
     import sysconfig
 
-    from .marker import default_scheme, in_virtualenv
+    from ..guard.marker import default_scheme, in_virtualenv
 
     try:
         scheme = default_scheme()
@@ -199,8 +199,8 @@ def facts(read_pth=False):
         scheme, paths = None, sysconfig.get_paths()
     venv = in_virtualenv()
     stdlib = _stdlib_dirs(sysconfig, paths)
-    from .pathfacts import site_dirs as _site_dirs
-    from .pathfacts import user_site as _user_site
+    from ..pathfacts import site_dirs as _site_dirs
+    from ..pathfacts import user_site as _user_site
 
     site_dirs = _site_dirs()
     user = _user_site()
@@ -301,7 +301,7 @@ def classify(f):
         note = None
         base = os.path.basename(n)
         if cls is None and base.startswith("python") and base.endswith(".zip"):
-            from .pathfacts import version_of_component
+            from ..pathfacts import version_of_component
 
             zip_version = version_of_component(base)
             if zip_version is not None and zip_version[:2] == version:

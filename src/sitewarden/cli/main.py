@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, deploy, targets
+from .. import __version__
+from . import deploy, targets
 from .render import Style, render_check, render_status
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
@@ -83,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _target_for_change(args: argparse.Namespace) -> targets.Target:
     """The install/uninstall target; refuses to guess when the CLI runs in a venv."""
     if args.python is None:
-        from .marker import in_virtualenv
+        from ..guard.marker import in_virtualenv
 
         if in_virtualenv():
             base = targets.base_interpreter_hint() or "/usr/bin/python3"
@@ -170,7 +171,7 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
 
 
 def check_data(python: str | None) -> dict[str, Any]:
-    from .check import finding
+    from ..detect.check import finding
 
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)

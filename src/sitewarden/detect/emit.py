@@ -13,7 +13,7 @@ import sys
 
 _claimed = set()
 _lock = []
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the sitewarden package
 
 
 def init_lock():
@@ -75,13 +75,13 @@ def stacklevel():
 def emit(kind, key, message, category_name):
     """Warn ``message`` (category ``sitewarden.<category_name>``) once per ``key``,
     unless ``SITEWARDEN_SILENCE`` silences ``kind``.  Returns True if it warned."""
-    from .settings import silenced
+    from ..settings import silenced
 
     if silenced(kind) or not claim((kind, key)):
         return False
     import warnings
 
-    package = sys.modules[__name__.rpartition(".")[0]]
+    package = sys.modules["sitewarden"]
     category = getattr(package, category_name)
     if claim("warnoptions"):
         apply_warnoptions(package)

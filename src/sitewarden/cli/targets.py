@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import payload, probe
+from ..detect import probe
+from . import payload
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import happens on first use.
 def packaging():
     """The ``packaging`` package to use (vendored copy first)."""
     try:
-        from ._vendor import packaging as pkg  # deployed runtime
+        from .._vendor import packaging as pkg  # deployed runtime
     except ImportError:
         import packaging as pkg  # CLI / development checkout
     return pkg
