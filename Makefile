@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
 
-.PHONY: setup check test lint bench
+.PHONY: setup check test lint bench deb
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,3 +25,7 @@ lint: setup
 
 test: lint
 	$(VENV)/bin/python -m pytest -n auto $(PYTEST_ARGS)
+
+# dist/sitewarden_<version>_all.deb, offline, reproducible (see packaging/build-deb)
+deb: setup
+	$(VENV)/bin/python packaging/build-deb

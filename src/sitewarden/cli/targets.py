@@ -165,3 +165,53 @@ def base_interpreter_hint() -> str | None:
     except OSError:
         pass
     return None
+
+
+#: Where ``--all`` looks for interpreters.
+INTERPRETER_DIRS = ("/usr/bin", "/usr/local/bin")
+
+
+def _interpreter_name(name: str) -> tuple[int, ...] | None:
+    """``python3`` -> (3,), ``python3.11`` -> (3, 11); None for anything else
+    (``python3.11-config``, ``python3-dbg``, ``python3.11d``)."""
+    if not name.startswith("python3"):
+        return None
+    rest = name[len("python3"):]
+    if rest == "":
+        return (3,)
+    if rest[:1] == "." and rest[1:].isdigit() and rest[1:].isascii():
+        return (3, int(rest[1:]))
+    return None
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def machine_interpreters(dirs: tuple[str, ...] = INTERPRETER_DIRS) -> list[tuple[str, list[str]]]:
+    """Every real python3 interpreter in ``dirs`` (an executable ELF file, not a script
+    or a ``-config`` helper), once per real path: ``[(path, [other names])]``, the
+    versioned name first (``/usr/bin/python3.11``, aliases ``["/usr/bin/python3"]``)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    order: list[str] = []
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        ranked = sorted((v, n) for n in names for v in [_interpreter_name(n)] if v)
+        for _version, name in sorted(ranked, key=lambda vn: (-len(vn[0]), vn[0])):
+            path = os.path.join(d, name)
+            real = os.path.realpath(path)
+            if real in found:
+                found[real][1].append(path)
+                continue
+            if not os.path.isfile(real) or not os.access(real, os.X_OK) or not _is_elf(real):
+                continue
+            found[real] = (path, [])
+            order.append(real)
+    return [found[r] for r in order]

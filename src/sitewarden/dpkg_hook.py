@@ -1,0 +1,156 @@
+"""The apt hook's report (Debian package): local copies that shadow what dpkg just changed.
+
+Run by ``/usr/share/sitewarden/dpkg-hook post`` (``DPkg::Post-Invoke``), as root after
+every dpkg run that apt starts, with the ``/var/lib/dpkg/info/<package>.list`` files
+that run rewrote (the shell script selects them: newer than the stamp ``pre`` wrote,
+and naming files in ``/usr/lib/python3/dist-packages``).  Detection is ``check``'s own:
+the probe runs in every ``/usr/bin/python3.X`` at once (``-I``, guard disabled, a time
+limit each), and only the findings that involve those packages' files are printed:
+a shadowed copy they installed, or a requirement of theirs that a local copy breaks.
+Nothing is printed when there are none; nothing here raises or waits for input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+DISTRO_DIR = "/usr/lib/python3/dist-packages"
+#: Seconds each interpreter's check may take (apt.conf bounds the whole hook too).
+TIMEOUT = 10
+#: Requirement statuses that mean broken (as ``shadowing.violated``).
+BROKEN = ("violated", "other distribution")
+
+
+def changed_paths(list_files: list[str]) -> dict[str, str]:
+    """``{path under the distro directory: Debian package}`` from dpkg ``.list`` files."""
+    out: dict[str, str] = {}
+    for list_file in list_files:
+        package = os.path.basename(list_file)[: -len(".list")].split(":")[0]
+        try:
+            with open(list_file, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    path = line.rstrip("\n")
+                    if path.startswith(DISTRO_DIR + "/"):
+                        out[os.path.normpath(path)] = package
+        except OSError:
+            continue
+    return out
+
+
+def run_checks(executables: list[str]) -> dict[str, dict]:
+    """``check``'s report from each interpreter (started in parallel), by executable;
+    interpreters that fail or time out are left out."""
+    from . import probe
+
+    env = dict(os.environ, SITEWARDEN_DISABLE="1")
+    procs = {}
+    for exe in executables:
+        try:
+            procs[exe] = subprocess.Popen(
+                [exe, "-I", "-c", probe.BOOTSTRAP, DISTRO_DIR, "check"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                cwd="/", env=env)
+        except OSError:
+            continue
+    reports = {}
+    for exe, proc in procs.items():
+        try:
+            out, _ = proc.communicate(timeout=TIMEOUT)
+            reports[exe] = json.loads(out)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        except ValueError:
+            continue
+    return reports
+
+
+def _pkg(path: str | None, changed: dict[str, str]) -> str | None:
+    return changed.get(os.path.normpath(path)) if path else None
+
+
+def _fix(exe: str, winner: dict, marker_applies: bool) -> str:
+    path = winner.get("path") or ""
+    if os.path.isfile(os.path.join(path, "_deployment.json")):
+        return "sitewarden uninstall --python %s" % exe
+    if winner.get("class") in ("local", "user") and winner.get("distribution"):
+        return "%s -m pip uninstall%s %s" % (
+            exe, " --break-system-packages" if marker_applies else "", winner["distribution"])
+    if winner.get("class") == "pth":
+        return "remove the .pth file that adds %s to sys.path" % winner.get("entry")
+    return "remove %s" % path
+
+
+def _copy(copy: dict) -> str:
+    what = "%s %s" % (copy["distribution"], copy.get("version") or "") \
+        if copy.get("distribution") else "no metadata"
+    return "%s (%s)" % (copy.get("path"), what.strip())
+
+
+def report_lines(exe: str, report: dict, changed: dict[str, str],
+                 involved: set[str]) -> list[str]:
+    """What to print for one interpreter: the findings involving ``changed`` (the
+    packages involved are added to ``involved``)."""
+    shadowing = report.get("shadowing") or {}
+    applies = bool((report.get("marker") or {}).get("applies"))
+    name = os.path.basename(exe)
+    lines: list[str] = []
+    shown = set()
+    for case in shadowing.get("modules", []):
+        if case.get("severity") == "info":
+            continue
+        hit = [_pkg(s.get("path"), changed) or _pkg(s.get("metadata"), changed)
+               for s in case["shadowed"]]
+        broken = [r for r in case.get("requirements", []) if r["status"] in BROKEN]
+        hit += [_pkg(r.get("consumer_metadata"), changed) for r in broken]
+        if not any(hit):
+            continue
+        involved.update(p for p in hit if p)
+        s = case["shadowed"][0]
+        lines.append("  %s: '%s' is imported from %s, which shadows %s%s" % (
+            name, case["module"], _copy(case["winner"]), _copy(s),
+            " (%s)" % _pkg(s.get("path"), changed) if _pkg(s.get("path"), changed) else ""))
+        for r in broken:
+            shown.add((r.get("consumer_metadata"), r["requirement"]))
+            lines.append("    breaks %s %s%s: requires '%s'" % (
+                r["consumer"], r.get("consumer_version") or "",
+                " (%s)" % _pkg(r.get("consumer_metadata"), changed)
+                if _pkg(r.get("consumer_metadata"), changed) else "", r["requirement"]))
+        lines.append("    fix: %s" % _fix(exe, case["winner"], applies))
+    for v in shadowing.get("violations", []):
+        package = _pkg(v.get("consumer_metadata"), changed)
+        if not package or (v.get("consumer_metadata"), v["requirement"]) in shown:
+            continue
+        involved.add(package)
+        lines.append("  %s: %s %s (%s) requires '%s', but %s %s is installed in %s" % (
+            name, v["consumer"], v.get("consumer_version") or "", package, v["requirement"],
+            v["requires"], v.get("installed"), v.get("installed_location")))
+    return lines
+
+
+def main(list_files: list[str]) -> int:
+    """Print the report for the packages whose ``.list`` files are given; always 0."""
+    try:
+        changed = changed_paths(list_files)
+        if not changed:
+            return 0
+        from .targets import machine_interpreters
+
+        executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))]
+        reports = run_checks(executables)
+        lines: list[str] = []
+        involved: set[str] = set()
+        for exe in executables:
+            if exe in reports:
+                lines.extend(report_lines(exe, reports[exe], changed, involved))
+        if lines:
+            print("sitewarden: local Python copies shadow what this dpkg run installed (%s):"
+                  % ", ".join(sorted(involved)))
+            print("\n".join(lines))
+            sys.stdout.flush()
+    except Exception:
+        pass  # an apt hook never fails apt
+    return 0
