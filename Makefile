@@ -21,7 +21,7 @@ check: setup
 	$(VENV)/bin/sitewarden check --python $(TARGET_PYTHON) || [ $$? -eq 1 ]
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb
 
 test: lint
 	$(VENV)/bin/python -m pytest -n auto $(PYTEST_ARGS)

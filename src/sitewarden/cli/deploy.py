@@ -41,6 +41,11 @@ BLOCK_BEGIN = "# >>> sitewarden guard >>>"
 BLOCK_END = "# <<< sitewarden guard <<<"
 STAGING_PREFIX = ".sitewarden-"
 HOOKS = ("pth", "sitecustomize")
+#: The startup files each hook writes into the site directory (the Debian package
+#: ships the same, see packaging/build-deb).
+HOOK_FILES = {"pth": (PTH, START), "sitecustomize": ()}
+#: ``installer`` in the manifest of the Debian package's copy: dpkg owns those files.
+DPKG = "dpkg"
 
 
 class DeployError(Exception):
@@ -70,6 +75,11 @@ class Deployment:
     def hook(self) -> str | None:
         return (self.manifest or {}).get("hook")
 
+    @property
+    def installer(self) -> str | None:
+        """``"dpkg"`` for the Debian package's copy; None for ``sitewarden install``'s."""
+        return (self.manifest or {}).get("installer")
+
     def as_json(self) -> dict[str, Any]:
         return {
             "site_dir": str(self.site_dir),
@@ -78,6 +88,7 @@ class Deployment:
             "hook_files": self.hook_files,
             "sitecustomize": (self.manifest or {}).get("sitecustomize"),
             "complete": self.manifest is not None,
+            "installer": self.installer,
         }
 
 
@@ -349,6 +360,11 @@ def _install_locked(
     import shutil
     import tempfile
 
+    previous = read_deployment(site_dir)
+    if previous is not None and previous.installer == DPKG:
+        raise DeployError(
+            "%s holds the Debian package sitewarden (dpkg owns its files): upgrade it with "
+            "apt, or deploy elsewhere with --user or --site-dir" % site_dir)
     _clean_stale_staging(site_dir)
     package = site_dir / PACKAGE
     for path in (package, site_dir / PTH, site_dir / START):
@@ -373,7 +389,7 @@ def _install_locked(
         _compile(target, new_package, package)
         _chmod_tree(new_package)
 
-        hook_files = [PTH, START] if hook == "pth" else []
+        hook_files = list(HOOK_FILES[hook])
         sitecustomize = None
         if hook == "sitecustomize":
             sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc)
@@ -539,6 +555,11 @@ def _uninstall_locked(site_dir: Path) -> Removal:
     import shutil
     import tempfile
 
+    dep = read_deployment(site_dir)
+    if dep is not None and dep.installer == DPKG:
+        raise DeployError(
+            "%s holds the Debian package sitewarden (dpkg owns its files): remove it with "
+            "apt remove sitewarden" % site_dir)
     leftovers = _clean_stale_staging(site_dir)
     dep = read_deployment(site_dir)
     if dep is None:

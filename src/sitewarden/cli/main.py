@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from . import deploy, targets
-from .render import Style, render_check, render_status
+from .render import Style, render_check, render_status, render_status_all
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -47,6 +47,12 @@ def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
                        help="a specific site directory of the target")
 
 
+def _add_all_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--all", action="store_true",
+                   help="every python3 interpreter of the machine (%s), each once"
+                   % ", ".join(d + "/python3*" for d in targets.INTERPRETER_DIRS))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sitewarden",
@@ -73,10 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active")
     _add_target_options(p, where=False)
+    _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state")
     _add_target_options(p, where=False)
+    _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -110,6 +118,16 @@ def cmd_install(args: argparse.Namespace, style: Style) -> int:
         raise UsageError("--hook sitecustomize guards the whole interpreter; "
                          "with --user use the default .pth hook")
     site_dir = _site_dir(args, target)
+    packaged = [d for d in deploy.find_deployments(target) if d.installer == deploy.DPKG]
+    if packaged and args.site_dir is None and not args.user and \
+            deploy.read_deployment(site_dir) is None:
+        print("%s %s is guarded by the Debian package sitewarden %s (%s); nothing deployed."
+              % (style.good("already guarded:"), target.executable, packaged[0].version,
+                 packaged[0].site_dir))
+        print("  apt keeps that copy up to date. A copy in %s would come first on sys.path "
+              "and be the one loaded instead; to deploy one anyway: sitewarden install "
+              "--python %s --site-dir %s" % (site_dir, target.executable, site_dir))
+        return 0
     dep = deploy.install(target, site_dir, args.hook)
     how = "sitecustomize block in %s" % dep.manifest["sitecustomize"]["path"] \
         if args.hook == "sitecustomize" else "%s (+ %s)" % (deploy.PTH, deploy.START)
@@ -124,6 +142,12 @@ def cmd_install(args: argparse.Namespace, style: Style) -> int:
         print("  active: %s: a fresh start of %s did not load it%s"
               % (style.warn("no"), target.executable,
                  " (user site disabled)" if args.user and not target.user_site_enabled else ""))
+    if packaged:
+        print("  %s the Debian package sitewarden %s (%s) guards %s too; one guard runs: "
+              "the copy first on sys.path (%s), the other stays silent. "
+              "`sitewarden uninstall` returns to the package's copy."
+              % (style.warn("note:"), packaged[0].version, packaged[0].site_dir,
+                 target.executable, status.get("module_file") or "none loaded"))
     return 0
 
 
@@ -160,7 +184,37 @@ def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -
     }
 
 
+def _all_interpreters(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    if args.python is not None:
+        raise UsageError("--all and --python exclude each other")
+    found = targets.machine_interpreters()
+    if not found:
+        raise UsageError("no python3 interpreter in %s" % ", ".join(targets.INTERPRETER_DIRS))
+    return found
+
+
+def _each(args: argparse.Namespace, collect: Any) -> list[dict[str, Any]]:
+    """``collect(executable)`` for every interpreter of ``--all``; an interpreter that
+    cannot be probed is reported as such, the others still are."""
+    out = []
+    for exe, aliases in _all_interpreters(args):
+        try:
+            data = collect(exe)
+        except targets.TargetError as exc:
+            data = {"python": exe, "error": str(exc)}
+        data["aliases"] = aliases
+        out.append(data)
+    return out
+
+
 def cmd_status(args: argparse.Namespace, style: Style) -> int:
+    if args.all:
+        items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
+        if args.json:
+            print(json.dumps({"interpreters": items}, indent=2, sort_keys=True))
+        else:
+            print(render_status_all(items, style))
+        return 2 if any("error" in i for i in items) else 0
     target = targets.probe_target(args.python)
     data = status_data(target)
     if args.json:
@@ -188,7 +242,23 @@ def check_data(python: str | None) -> dict[str, Any]:
     return report
 
 
+def _check_status(report: dict[str, Any]) -> int:
+    if "error" in report:
+        return 2
+    return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
+
+
 def cmd_check(args: argparse.Namespace, style: Style) -> int:
+    if args.all:
+        items = _each(args, check_data)
+        if args.json:
+            print(json.dumps({"interpreters": items}, indent=2, sort_keys=True))
+        else:
+            print("\n\n".join(
+                render_check(r, style) if "error" not in r
+                else "%s %s: %s" % (style.bad("error:"), r["python"], r["error"])
+                for r in items))
+        return max(_check_status(r) for r in items)
     report = check_data(args.python)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))

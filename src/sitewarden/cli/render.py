@@ -67,15 +67,32 @@ def render_marker(marker: dict[str, Any], style: Style) -> list[str]:
     return lines
 
 
+def _loaded_from(dep: dict[str, Any], data: dict[str, Any]) -> bool | None:
+    """Is the guard that a start loads this deployment's copy?  None: nothing loaded."""
+    module = data.get("active_module")
+    if not data.get("active") or not module:
+        return None
+    return os.path.realpath(module).startswith(
+        os.path.realpath(os.path.join(dep["site_dir"], "sitewarden")) + os.sep)
+
+
+def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> str:
+    kind = "Debian package sitewarden" if dep.get("installer") == "dpkg" \
+        else dep["hook"] or "hook only"
+    loaded = _loaded_from(dep, data) if len(data["deployments"]) > 1 else None
+    return "  deployed: %s (sitewarden %s, %s)%s%s" % (
+        dep["site_dir"], dep["version"] or "?", kind,
+        "" if dep["complete"] else style.warn(" incomplete: no manifest"),
+        "" if loaded is None else style.good(" [loaded]") if loaded
+        else style.dim(" [silent: the copy above is loaded]"))
+
+
 def render_status(data: dict[str, Any], style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data["python"], data["python_version"]))]
     if data["deployments"]:
         for dep in data["deployments"]:
-            kind = dep["hook"] or "hook only"
-            lines.append("  deployed: %s (sitewarden %s, %s)%s" % (
-                dep["site_dir"], dep["version"] or "?", kind,
-                "" if dep["complete"] else style.warn(" incomplete: no manifest")))
+            lines.append(deployment_line(dep, data, style))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     active = style.good("yes") if data["active"] else style.warn("no")
@@ -85,6 +102,35 @@ def render_status(data: dict[str, Any], style: Style) -> str:
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
         lines.append(_indent(data["startup_stderr"].rstrip()))
     lines.extend(render_marker(data["marker"], style))
+    return "\n".join(lines)
+
+
+def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
+    """``status --all``: one block per interpreter, its guard state first."""
+    lines = [style.bold("sitewarden status: %d python3 interpreter%s"
+                        % (len(items), "" if len(items) == 1 else "s"))]
+    for data in items:
+        names = ", ".join(data.get("aliases") or [])
+        lines.append("")
+        if "error" in data:
+            lines.append("%s %s" % (style.bold(data["python"]), style.bad(data["error"])))
+            continue
+        guard = style.good("guarded") if data["active"] else style.warn("NOT GUARDED")
+        if data.get("virtualenv") or not data["marker"].get("applies"):
+            guard += style.dim(" (PEP 668 marker %s)" % (
+                "absent" if not data["marker"].get("marker_exists") else "not applied"))
+        lines.append("%s (Python %s%s): %s" % (
+            style.bold(data["python"]), data["python_version"],
+            "; also " + names if names else "", guard))
+        for dep in data["deployments"]:
+            lines.append(deployment_line(dep, data, style))
+        if not data["deployments"]:
+            lines.append("  deployed: %s" % style.warn("nowhere"))
+        if data["active"] and data.get("active_module"):
+            lines.append("  loaded: %s" % data["active_module"])
+        if data.get("startup_stderr"):
+            lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
+            lines.append(_indent(data["startup_stderr"].rstrip()))
     return "\n".join(lines)
 
 

@@ -43,7 +43,7 @@ def changed_paths(list_files: list[str]) -> dict[str, str]:
 def run_checks(executables: list[str]) -> dict[str, dict]:
     """``check``'s report from each interpreter (started in parallel), by executable;
     interpreters that fail or time out are left out."""
-    from . import probe
+    from ..detect import probe
 
     env = dict(os.environ, SITEWARDEN_DISABLE="1")
     procs = {}
