@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
 
-.PHONY: setup check test lint bench deb
+.PHONY: setup check test lint bench roots deb
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ check: setup
 	$(VENV)/bin/sitewarden status --python $(TARGET_PYTHON)
 	@echo
 	$(VENV)/bin/sitewarden check --python $(TARGET_PYTHON) || [ $$? -eq 1 ]
+
+# Debootstrapped Debian roots the tests run in (cached outside the clone, see README).
+roots: setup
+	cd tests && ../$(VENV)/bin/python -m harness.roots ensure
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb

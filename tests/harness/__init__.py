@@ -4,11 +4,12 @@
 * ``hermetic``: a private Debian-shaped copy of any CPython 3.8+, per test.
 * ``dists``: "installed" distributions for shadowing tests.
 * ``debian_ns``: Debian's real ``/usr/bin/python3``, writable in a mount namespace.
+* ``roots``: debootstrapped Debian roots (13 trixie, sid with 3.15), chroot namespaces.
 * ``wheels``: cached wheels from PyPI and the pip x Python matrix.
 * ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
 """
 
-from .debian_ns import DebianNamespace, NamespaceError, available, overlay_dirs
+from .debian_ns import DebianNamespace, MountNamespace, NamespaceError, available, overlay_dirs
 from .dists import make_dist
 from .environ import clean_env
 from .hermetic import (
@@ -30,17 +31,23 @@ from .interpreters import (
     old_interpreters,
     pyenv_interpreters,
 )
+from .roots import TARGETS, ChrootNamespace, RootError, RootTarget, ensure_root
 from .wheels import MATRIX, cache_dir, pip_dir, pip_versions_for, pip_wheel, unpacked, wheel
 
 __all__ = [
     "DEFAULT_MARKER",
     "MATRIX",
+    "MountNamespace",
+    "ChrootNamespace",
     "DebianNamespace",
     "DiscoveryError",
     "HermeticBuildError",
     "HermeticPython",
     "Interpreter",
     "NamespaceError",
+    "RootError",
+    "RootTarget",
+    "TARGETS",
     "all_interpreters",
     "available",
     "build_hermetic",
@@ -48,6 +55,7 @@ __all__ = [
     "clean_env",
     "debian_system_python",
     "describe",
+    "ensure_root",
     "interpreter_params",
     "interpreters",
     "make_dist",

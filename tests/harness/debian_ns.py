@@ -108,54 +108,50 @@ def _helper_python() -> str:
     return candidates[0].executable if candidates else sys.executable
 
 
-class DebianNamespace:
-    """A private mount namespace in which Debian's python and its directories are writable."""
+class MountNamespace:
+    """A holder process in a private mount namespace; commands enter it.
 
-    def __init__(self, extra_overlays: Sequence[str] = (), writable: Sequence[str] = (),
-                 readonly_root: bool = True) -> None:
-        python = debian_system_python()
-        if python is None:
-            raise NamespaceError("no Debian system python (/usr/bin/python3)")
-        self.python = python
-        self.executable = python.executable
-        self.stdlib = Path(python.stdlib)
-        self.marker = self.stdlib / "EXTERNALLY-MANAGED"
-        self.local_dir = Path(python.purelib)
-        self.distro_dir = Path("/usr/lib/python3/dist-packages")
-        self.overlays = overlay_dirs(python, extra_overlays)
-        self.helper = _helper_python()
-        self.tmp = Path(tempfile.mkdtemp(prefix="sitewarden-ns-"))
+    The base of :class:`DebianNamespace` (the host's Debian python, overlays
+    over its directories) and of ``harness.roots.ChrootNamespace`` (a
+    debootstrapped root, an overlay over all of it, commands ``chroot``ed).
+    A subclass sets the facts (``python``, ``executable``, ``stdlib``,
+    ``marker``, ``local_dir``, ``distro_dir``, ``helper``, ``cli``), builds
+    the holder's shell script and says how a command enters (:meth:`_enter`).
+    The holder mounts a tmpfs on ``self.tmp`` (a fresh host temp dir, private
+    to the namespace) holding ``home`` and ``userbase``.
+    """
+
+    python: Interpreter
+    #: The interpreter under test, as a path inside the namespace.
+    executable: str
+    stdlib: Path
+    marker: Path
+    local_dir: Path
+    distro_dir: Path
+    #: The interpreter of ``run_helper`` (never the one under test), run ``-I -S``.
+    helper: str
+    #: argv prefix of the CLI of this checkout, runnable inside the namespace.
+    cli: List[str]
+
+    def __init__(self, prefix: str) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix=prefix))
         self.user_base = self.tmp / "userbase"
         self.home = self.tmp / "home"
-        binds = sorted({os.path.realpath(p) for p in ("/tmp", "/var/tmp", tempfile.gettempdir(),
-                                                      *writable) if os.path.isdir(p)})
         self._proc: Optional[subprocess.Popen] = None
-        try:
-            self._start(self._script(binds, readonly_root))
-        except BaseException:
-            self.close()
-            raise
 
-    def _script(self, binds: List[str], readonly_root: bool) -> str:
+    @staticmethod
+    def host_binds(writable: Sequence[str] = ()) -> List[str]:
+        """Host temp dirs (and ``writable``) that stay shared and writable in the namespace."""
+        return sorted({os.path.realpath(p) for p in ("/tmp", "/var/tmp", tempfile.gettempdir(),
+                                                     *writable) if os.path.isdir(p)})
+
+    def _tmpfs_lines(self) -> List[str]:
         q = shlex.quote
-        lines = ["set -e"]
-        lines += ["mount --bind %s %s" % (q(b), q(b)) for b in binds]
-        lines.append("mount -t tmpfs -o mode=0700 sitewarden-ns %s" % q(str(self.tmp)))
-        lines.append("mkdir -p %s %s" % (q(str(self.home)), q(str(self.user_base))))
-        for n, lower in enumerate(self.overlays):
-            if any(c in lower + str(self.tmp) for c in ",:"):
-                raise NamespaceError("cannot overlay a path with ',' or ':': %s" % lower)
-            layer = self.tmp / "overlay" / str(n)
-            upper, work = layer / "upper", layer / "work"
-            lines.append("mkdir -p %s %s" % (q(str(upper)), q(str(work))))
-            options = "lowerdir=%s,upperdir=%s,workdir=%s,redirect_dir=on" % (lower, upper, work)
-            lines.append("mount -t overlay sitewarden-ns -o %s %s" % (q(options), q(lower)))
-        if readonly_root:
-            lines.append("mount -o remount,bind,ro /")
-        lines += ["echo READY", "exec sleep infinity"]
-        return "\n".join(lines)
+        return ["mount -t tmpfs -o mode=0700 sitewarden-ns %s" % q(str(self.tmp)),
+                "mkdir -p %s %s" % (q(str(self.home)), q(str(self.user_base)))]
 
     def _start(self, script: str) -> None:
+        """Start the holder running ``script`` (which prints READY, then execs a sleep)."""
         self._proc = subprocess.Popen(
             ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -180,8 +176,9 @@ class DebianNamespace:
         """Clean environment; PYTHONUSERBASE and HOME are in the namespace's tmpfs."""
         return clean_env(self.user_base, {"HOME": str(self.home), **(extra or {})})
 
-    def _nsenter(self, argv: Sequence[str], cwd: str) -> List[str]:
-        return ["nsenter", "-t", str(self.pid), "-m", "--wd=%s" % cwd, "--", *map(str, argv)]
+    def _enter(self, argv: Sequence[str], cwd: str) -> List[str]:
+        """The host argv that runs ``argv`` in the namespace, in directory ``cwd``."""
+        raise NotImplementedError
 
     def run(self, argv: Sequence[str], env: Optional[Mapping[str, str]] = None,
             input: Optional[str] = None, check: bool = False, cwd: str = "/",
@@ -191,7 +188,7 @@ class DebianNamespace:
         ``env`` adds to (and overrides) ``self.env()``.
         """
         return subprocess.run(
-            self._nsenter(argv, cwd), env=self.env(env), input=input, check=check,
+            self._enter(argv, cwd), env=self.env(env), input=input, check=check,
             capture_output=True, text=True, timeout=timeout,
             stdin=subprocess.DEVNULL if input is None else None,
         )
@@ -201,7 +198,7 @@ class DebianNamespace:
         """Start ``argv`` inside the namespace without waiting (``subprocess.Popen``
         keywords pass through); ``env`` adds to ``self.env()``."""
         kwargs.setdefault("stdin", subprocess.DEVNULL)
-        return subprocess.Popen(self._nsenter(argv, cwd), env=self.env(env), **kwargs)
+        return subprocess.Popen(self._enter(argv, cwd), env=self.env(env), **kwargs)
 
     def run_helper(self, script: str, *args: str,
                    data: Optional[bytes] = None) -> subprocess.CompletedProcess:
@@ -212,7 +209,7 @@ class DebianNamespace:
     def _helper(self, script: str, *args: str,
                 data: Optional[bytes] = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            self._nsenter([self.helper, "-I", "-S", "-c", script, *args], "/"),
+            self._enter([self.helper, "-I", "-S", "-c", script, *args], "/"),
             env=self.env(), input=data, capture_output=True, timeout=300,
             stdin=subprocess.DEVNULL if data is None else None,
         )
@@ -265,11 +262,57 @@ class DebianNamespace:
                     stream.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def __enter__(self) -> DebianNamespace:
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class DebianNamespace(MountNamespace):
+    """A private mount namespace in which Debian's python and its directories are writable."""
+
+    def __init__(self, extra_overlays: Sequence[str] = (), writable: Sequence[str] = (),
+                 readonly_root: bool = True) -> None:
+        python = debian_system_python()
+        if python is None:
+            raise NamespaceError("no Debian system python (/usr/bin/python3)")
+        super().__init__("sitewarden-ns-")
+        self.python = python
+        self.executable = python.executable
+        self.stdlib = Path(python.stdlib)
+        self.marker = self.stdlib / "EXTERNALLY-MANAGED"
+        self.local_dir = Path(python.purelib)
+        self.distro_dir = Path("/usr/lib/python3/dist-packages")
+        self.overlays = overlay_dirs(python, extra_overlays)
+        self.helper = _helper_python()
+        self.cli = [sys.executable, "-m", "sitewarden"]
+        try:
+            self._start(self._script(self.host_binds(writable), readonly_root))
+        except BaseException:
+            self.close()
+            raise
+
+    def _script(self, binds: List[str], readonly_root: bool) -> str:
+        q = shlex.quote
+        lines = ["set -e"]
+        lines += ["mount --bind %s %s" % (q(b), q(b)) for b in binds]
+        lines += self._tmpfs_lines()
+        for n, lower in enumerate(self.overlays):
+            if any(c in lower + str(self.tmp) for c in ",:"):
+                raise NamespaceError("cannot overlay a path with ',' or ':': %s" % lower)
+            layer = self.tmp / "overlay" / str(n)
+            upper, work = layer / "upper", layer / "work"
+            lines.append("mkdir -p %s %s" % (q(str(upper)), q(str(work))))
+            options = "lowerdir=%s,upperdir=%s,workdir=%s,redirect_dir=on" % (lower, upper, work)
+            lines.append("mount -t overlay sitewarden-ns -o %s %s" % (q(options), q(lower)))
+        if readonly_root:
+            lines.append("mount -o remount,bind,ro /")
+        lines += ["echo READY", "exec sleep infinity"]
+        return "\n".join(lines)
+
+    def _enter(self, argv: Sequence[str], cwd: str) -> List[str]:
+        return ["nsenter", "-t", str(self.pid), "-m", "--wd=%s" % cwd, "--", *map(str, argv)]
 
 
 @functools.lru_cache(maxsize=None)

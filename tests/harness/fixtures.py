@@ -13,7 +13,8 @@ from typing import Callable, Iterator, Optional, Union
 
 import pytest
 
-from .debian_ns import DebianNamespace, available
+from . import roots
+from .debian_ns import DebianNamespace, MountNamespace, available
 from .hermetic import DEFAULT_MARKER, HermeticPython, build_hermetic
 from .interpreters import Interpreter
 
@@ -56,6 +57,55 @@ def debian_ns() -> Iterator[DebianNamespace]:
             pytest.fail("debian_ns is required under CI but unavailable: %s" % reason)
         pytest.skip("debian_ns unavailable: %s" % reason)
     ns = DebianNamespace()
+    try:
+        yield ns
+    finally:
+        ns.close()
+
+
+def open_root(target: roots.RootTarget) -> roots.ChrootNamespace:
+    """A namespace over ``target``'s cached root, building the root first if missing.
+
+    Skipped where that cannot work; a failure under CI (a missing root that
+    cannot be built is a failure there, never a skip).
+    """
+    ok, reason = roots.available()
+    if ok:
+        try:
+            roots.ensure_root(target.release)
+        except roots.RootError as exc:
+            ok, reason = False, str(exc)
+    if not ok:
+        if running_under_ci():
+            pytest.fail("the %s root is required under CI: %s" % (target.release, reason))
+        pytest.skip("%s root unavailable: %s" % (target.release, reason))
+    return roots.open_target(target)
+
+
+@pytest.fixture(params=roots.root_params())
+def root_ns(request) -> Iterator[roots.ChrootNamespace]:
+    """Each interpreter of the debootstrapped roots (Debian 13's python3, sid's python3
+    and python3.15) in its own namespace over its root, torn down after the test."""
+    ns = open_root(request.param)
+    try:
+        yield ns
+    finally:
+        ns.close()
+
+
+#: The host's Debian python (``DebianNamespace``) and the roots' interpreters.
+DEBIAN_ANY = [pytest.param(None, id="host", marks=pytest.mark.debian), *roots.root_params()]
+
+
+@pytest.fixture(params=DEBIAN_ANY)
+def debian_any(request) -> Iterator[MountNamespace]:
+    """As ``debian_ns`` (the host's Debian 12 python), then once per root interpreter:
+    same interface (``run``, ``cli``, ``executable``, ``local_dir``, ``tree_digest``...)."""
+    if request.param is None:
+        ns: MountNamespace = request.getfixturevalue("debian_ns")
+        yield ns
+        return
+    ns = open_root(request.param)
     try:
         yield ns
     finally:

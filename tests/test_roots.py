@@ -1,0 +1,44 @@
+"""The debootstrapped roots and their chroot namespaces (harness.roots)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness import roots
+
+pytestmark = [pytest.mark.debian, pytest.mark.roots]
+
+#: (major, minor) each target's interpreter must be: the releases' pythons of 2026.
+EXPECTED = {"trixie-python3": (3, 13), "sid-python3": (3, 14), "sid-python3.15": (3, 15)}
+
+
+def test_root_interpreters_and_isolation(root_ns):
+    ns = root_ns
+    assert ns.python.version[:2] == EXPECTED[ns.id] and ns.python.is_debian_system
+    assert ns.marker.as_posix() == "/usr/lib/python%s/EXTERNALLY-MANAGED" % ns.python.short_version
+    assert b"apt install" in ns.read_bytes(str(ns.marker))
+    stamp = roots.read_stamp(ns.root)
+    assert stamp["release"] == ns.release and set(roots.PACKAGES[ns.release]) <= set(
+        stamp["packages"])
+    # Writable through the overlay, never in the cached root; /proc is the namespace's.
+    probe = "/usr/lib/python3/dist-packages/sitewarden-test-probe"
+    ns.write_bytes(probe, b"x")
+    assert ns.read_bytes(probe) == b"x" and not os.path.exists(str(ns.root) + probe)
+    assert ns.exists("/proc/self/mounts")
+    proc = ns.run(["sh", "-c", "pwd; id -u"], cwd="/usr/lib")
+    assert proc.stdout.split() == ["/usr/lib", "0"], proc.stderr
+    # The CLI of this checkout runs inside, on the root's own python3.
+    proc = ns.run([*ns.cli, "status", "--python", ns.executable])
+    assert proc.returncode == 0 and ns.executable in proc.stdout, proc.stdout + proc.stderr
+    tmp = ns.tmp
+    ns.close()
+    assert not tmp.exists() and not os.path.exists(str(ns.root) + probe)
+
+
+def test_debian_any_covers_host_and_roots(debian_any):
+    ns = debian_any
+    proc = ns.run([ns.executable, "-c", "import sys; print(sys.prefix)"])
+    assert proc.stdout.strip() == "/usr", proc.stderr
+    assert ns.distro_dir.as_posix() == "/usr/lib/python3/dist-packages"
