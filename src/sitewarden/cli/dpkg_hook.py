@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 DISTRO_DIR = "/usr/lib/python3/dist-packages"
-#: Seconds each interpreter's check may take (apt.conf bounds the whole hook too).
+#: Seconds the interpreters' checks may take, together (apt.conf bounds the whole hook too).
 TIMEOUT = 10
 #: Requirement statuses that mean broken (as ``shadowing.violated``).
 BROKEN = ("violated", "other distribution")
@@ -46,19 +46,24 @@ def run_checks(executables: list[str]) -> dict[str, dict]:
     from ..detect import probe
 
     env = dict(os.environ, SITEWARDEN_DISABLE="1")
+    # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
+    runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     procs = {}
     for exe in executables:
         try:
             procs[exe] = subprocess.Popen(
-                [exe, "-I", "-c", probe.BOOTSTRAP, DISTRO_DIR, "check"],
+                [exe, "-I", "-c", probe.BOOTSTRAP, runtime, "check"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 cwd="/", env=env)
         except OSError:
             continue
+    import time
+
+    deadline = time.monotonic() + TIMEOUT
     reports = {}
     for exe, proc in procs.items():
         try:
-            out, _ = proc.communicate(timeout=TIMEOUT)
+            out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
             reports[exe] = json.loads(out)
         except subprocess.TimeoutExpired:
             proc.kill()
