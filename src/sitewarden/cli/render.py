@@ -84,7 +84,7 @@ def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> 
         dep["site_dir"], dep["version"] or "?", kind,
         "" if dep["complete"] else style.warn(" incomplete: no manifest"),
         "" if loaded is None else style.good(" [loaded]") if loaded
-        else style.dim(" [silent: the copy above is loaded]"))
+        else style.dim(" [silent: another copy is loaded]"))
 
 
 def render_status(data: dict[str, Any], style: Style) -> str:
