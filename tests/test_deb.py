@@ -319,6 +319,9 @@ def test_upgrade_keeps_it_active_and_coexists_with_sitewarden_install(ns, debs):
                         "/usr/lib/python3/dist-packages"])
         assert proc.returncode == 2 and "Debian package" in proc.stderr, proc.stderr
 
+    proc = run(ns, ["sitewarden", "uninstall", "--python", python])
+    assert proc.returncode == 2 and "apt remove sitewarden" in proc.stderr, proc.stderr
+
     # Deployed anyway, on purpose: one guard, the copy first on sys.path; status lists both.
     local = "/usr/local/lib/python%s/dist-packages" % python.rsplit("python", 1)[1]
     proc = run(ns, ["sitewarden", "install", "--python", python, "--site-dir", local])

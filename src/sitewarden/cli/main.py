@@ -155,7 +155,9 @@ def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
     target = _target_for_change(args)
     site_dir = _site_dir(args, target)
     if deploy.read_deployment(site_dir) is None:
-        elsewhere = [str(d.site_dir) for d in deploy.find_deployments(target)]
+        elsewhere = ["%s%s" % (d.site_dir, " (the Debian package: apt remove sitewarden)"
+                               if d.installer == deploy.DPKG else "")
+                     for d in deploy.find_deployments(target)]
         hint = ("; deployed in: %s (use --site-dir or --user)" % ", ".join(elsewhere)
                 if elsewhere else "")
         raise UsageError("no sitewarden deployment in %s%s" % (site_dir, hint))
