@@ -12,9 +12,6 @@ import sys
 
 SCHEMA = 1
 
-#: Extra collectors: ``module:function`` inside this package, each returning
-#: ``(section_name, section_data, findings)``; later capabilities add theirs.
-COLLECTORS = ["detect.layout:collect", "detect.shadowing:collect", "detect.pathcheck:collect"]
 
 
 def finding(kind, severity, message, **details):
@@ -64,8 +61,9 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
-    from .. import __version__, _call
+    from .. import __version__
     from ..guard import marker
+    from . import layout, pathcheck, shadowing  # they use finding(): imported here, no cycle
 
     state = marker.state()
     report = {
@@ -75,8 +73,9 @@ def collect():
         "marker": state,
         "findings": marker_findings(state),
     }
-    for target in COLLECTORS:
-        name, data, findings = _call(target)
+    # Each collector returns ``(section_name, section_data, findings)``.
+    for collector in (layout.collect, shadowing.collect, pathcheck.collect):
+        name, data, findings = collector()
         report[name] = data
         report["findings"].extend(findings)
     return report

@@ -11,6 +11,8 @@ has no ``exec_module``) get a forwarding proxy.
 
 import sys
 
+from .. import _call
+
 
 class _HookedLoader:
     """Forwards everything to the real loader; runs ``after`` past exec_module."""
@@ -51,14 +53,22 @@ def find_real_spec(finder, fullname, path, target):
     return None
 
 
+def _named(name):
+    """A ``HOOKS`` value, ``"module:function"``, run through sitewarden's one resolver."""
+
+    def after(module):
+        return _call(name, module)
+
+    return after
+
+
 def spec_with_hook(finder, fullname, path, target, after):
     """The real spec of ``fullname``, with ``after(module)`` run once it executed.
 
     ``after`` is a callable or a ``"module:function"`` name inside sitewarden.
     """
     if isinstance(after, str):
-        module, _, function = after.partition(":")
-        after = getattr(__import__("sitewarden." + module, fromlist=[function]), function)
+        after = _named(after)
     spec = find_real_spec(finder, fullname, path, target)
     if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):
         return spec
