@@ -294,6 +294,10 @@ def test_apt_hook_reports_what_a_dpkg_run_leaves_shadowed(ns, debs, tmp_path):
     proc = apt(ns, "install", "--reinstall", "python3-httplib2")
     assert time.monotonic() - started < 120
     assert ours(proc) == [], proc.stdout + proc.stderr
+    # A damaged runtime (part of it deleted by hand): the same.
+    run(ns, ["rm", "-r", "/usr/lib/python3/dist-packages/sitewarden/cli"])
+    proc = apt(ns, "install", "--reinstall", "python3-httplib2")
+    assert ours(proc) == [] and "Post-Invoke" not in proc.stderr, proc.stdout + proc.stderr
 
 
 def test_upgrade_keeps_it_active_and_coexists_with_sitewarden_install(ns, debs):

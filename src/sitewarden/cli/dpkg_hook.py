@@ -152,7 +152,7 @@ def main(list_files: list[str]) -> int:
             if exe in reports:
                 lines.extend(report_lines(exe, reports[exe], changed, involved))
         if lines:
-            print("sitewarden: local Python copies shadow what this dpkg run installed (%s):"
+            print("sitewarden: local Python copies affect what this dpkg run installed (%s):"
                   % ", ".join(sorted(involved)))
             print("\n".join(lines))
             sys.stdout.flush()
