@@ -10,6 +10,7 @@ from a cache next to the roots, downloaded once with ``apt-get download``.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -337,6 +338,11 @@ def test_upgrade_keeps_it_active_and_coexists_with_sitewarden_install(ns, debs):
     assert "deployed: %s (sitewarden %s, pth) [loaded]" % (local, NEXT) in status.stdout
     assert ("deployed: /usr/lib/python3/dist-packages (sitewarden %s, Debian package "
             "sitewarden) [silent" % NEXT) in status.stdout, status.stdout
+    check = run(ns, ["sitewarden", "check", "--python", python, "--json"])
+    report = json.loads(check.stdout)
+    own = [c for c in report["shadowing"]["modules"] if c["module"] == "sitewarden"]
+    assert [c["severity"] for c in own] == ["info"], own  # one guard runs: not an accident
+    assert len(report["guard"]["deployments"]) == 2
     proc = run(ns, ["sitewarden", "uninstall", "--python", python, "--site-dir", local])
     assert proc.returncode == 0, proc.stderr
     assert_one_guard(ns, python, NEXT)

@@ -422,9 +422,19 @@ def _under_portion(origin, entry, top):
 # ---------------------------------------------------------------- check
 
 
+def _guard_copies(case):
+    """Two deployments of sitewarden itself (``sitewarden install``'s beside the Debian
+    package's): one runs, the other stays silent; ``status`` reports them."""
+    return case["module"] == "sitewarden" and all(
+        os.path.isfile(os.path.join(c["path"] or "", "_deployment.json"))
+        for c in [case["winner"]] + case["shadowed"])
+
+
 def _severity(case, venv):
     classes = set(s["class"] for s in case["shadowed"])
     if classes == {"system"} or (venv and case["winner"]["class"] == "local"):
+        return "info"
+    if _guard_copies(case):
         return "info"
     if violated(case["requirements"]) or case.get("other_distribution"):
         return "high"
@@ -638,7 +648,9 @@ def collect():
             message += "; versions cannot be compared"
         if case["other_distribution"]:
             message += "; another project than %s" % s["distribution"]
-        if case["severity"] == "info":
+        if _guard_copies(case):
+            message += " (two deployments of the guard: the first runs, see sitewarden status)"
+        elif case["severity"] == "info":
             message += " (the virtual environment's own copy: expected)"
         bad = violated(case["requirements"])
         if bad:
