@@ -22,7 +22,7 @@ check: setup
 
 # Debootstrapped Debian roots the tests run in (cached outside the clone, see README).
 roots: setup
-	cd tests && ../$(VENV)/bin/python -m harness.roots ensure
+	cd tests && ../$(VENV)/bin/python -c 'import sys; from harness.roots import main; sys.exit(main())' ensure
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb

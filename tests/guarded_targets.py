@@ -1,8 +1,10 @@
 """Guarded interpreters of every kind the reliability tests run on, behind one interface.
 
 A :class:`Target` is either a hermetic Debian-shaped copy of a pyenv CPython
-(3.8-3.13), built in a directory ``nobody`` can traverse, or Debian's real
-``/usr/bin/python3`` inside a private mount namespace (``DebianNamespace``);
+(3.8-3.13), built in a directory ``nobody`` can traverse, Debian's real
+``/usr/bin/python3`` inside a private mount namespace (``DebianNamespace``),
+or an interpreter of a debootstrapped root (Debian 13's ``python3``, sid's
+``python3`` and ``python3.15``, ``harness.roots.ChrootNamespace``);
 in both, the guard is deployed with the real CLI into the default-scheme
 directory (``local_dir``) and the marker is at ``marker``.  Everything the
 tests do to the target's files goes through :meth:`Target.root` (a helper
@@ -30,19 +32,21 @@ from harness import (
     make_dist,
     pyenv_interpreters,
 )
-from harness.debian_ns import _DIGEST
+from harness.debian_ns import _DIGEST, MountNamespace
 from harness.nobody import as_nobody, public_tmpdir
+from harness.roots import TARGETS, RootTarget, root_params
 
 CLI = [sys.executable, "-m", "sitewarden"]
 DEBIAN = "debian"
 
 
-def target_params() -> List[Any]:
-    """Every pyenv CPython 3.8+ and Debian's system python, as pytest params."""
+def target_params(roots: bool = True) -> List[Any]:
+    """Every pyenv CPython 3.8+, Debian's system python and (``roots``) the
+    interpreters of the debootstrapped roots, as pytest params."""
     params = [pytest.param(i, id=i.id) for i in pyenv_interpreters()]
     deb = debian_system_python()
     params.append(pytest.param(DEBIAN, id=deb.id if deb else DEBIAN, marks=pytest.mark.debian))
-    return params
+    return params + (root_params() if roots else [])
 
 
 #: Writes stdin to argv[1] after removing whatever is there (file, link, directory).
@@ -99,11 +103,28 @@ class Target:
     marker_phrase: str
     #: A host directory (mode 0755) for staging files; visible to the target.
     tmp: Path
+    #: argv prefix of the CLI of this checkout, as run where the target is.
+    cli_argv: List[str] = CLI
 
     @property
     def label(self) -> str:
         v = ".".join(map(str, self.interp.version))
         return ("debian " + v) if self.interp.is_debian_system else v
+
+    @property
+    def release(self) -> Optional[str]:
+        """The Debian release of a root target (``trixie``, ``sid``), else None."""
+        return None
+
+    def share(self, items: Sequence[Any]) -> List[Any]:
+        """This target's share of a slow loop's inputs: all of them here; the three root
+        interpreters split them (each every third), so each property still runs on each
+        interpreter and every input on one of them, at a third of the time."""
+        return list(items)
+
+    def scaled(self, n: int) -> int:
+        """A repetition count for this target: ``n`` here, a third on the roots."""
+        return n
 
     @property
     def id(self) -> str:
@@ -143,7 +164,7 @@ class Target:
     def cli(self, *args: str, env: Optional[Mapping[str, str]] = None, cwd: str = "/"
             ) -> subprocess.CompletedProcess:
         """The CLI of this checkout, run where the target's files are."""
-        return self.run([*CLI, *args], env=env, cwd=cwd)
+        return self.run([*self.cli_argv, *args], env=env, cwd=cwd)
 
     def nobody(self, argv: Sequence[str]) -> List[str]:
         """``argv`` as the user ``nobody`` (see ``harness.nobody``)."""
@@ -251,24 +272,21 @@ class HermeticTarget(Target):
         return subprocess.Popen([sys.executable, "-I", "-S", "-c", code, *args], **kwargs)
 
 
-class DebianTarget(Target):
-    def __init__(self) -> None:
-        from harness.fixtures import running_under_ci
+class NamespaceTarget(Target):
+    """A target inside a mount namespace (``MountNamespace``: Debian's or a root's)."""
 
-        ok, reason = available()
-        if not ok:
-            if running_under_ci():
-                pytest.fail("the Debian namespace is required under CI: %s" % reason)
-            pytest.skip("Debian namespace unavailable: %s" % reason)
-        self.tmp = public_tmpdir("sitewarden-target-")
-        self.ns = DebianNamespace()
-        self.interp = self.ns.python
-        self.executable = self.ns.executable
-        self.local_dir = self.ns.local_dir
-        self.distro_dir = self.ns.distro_dir
-        self.stdlib = self.ns.stdlib
-        self.marker = self.ns.marker
+    ns: MountNamespace
+
+    def _adopt(self, ns: MountNamespace) -> None:
+        self.ns = ns
+        self.interp = ns.python
+        self.executable = ns.executable
+        self.local_dir = ns.local_dir
+        self.distro_dir = ns.distro_dir
+        self.stdlib = ns.stdlib
+        self.marker = ns.marker
         self.marker_phrase = "To install Python packages system-wide, try apt install"
+        self.cli_argv = list(ns.cli)
 
     def env(self, extra=None):
         return self.ns.env(extra)
@@ -291,9 +309,61 @@ class DebianTarget(Target):
         super().close()
 
 
+class DebianTarget(NamespaceTarget):
+    def __init__(self) -> None:
+        from harness.fixtures import running_under_ci
+
+        ok, reason = available()
+        if not ok:
+            if running_under_ci():
+                pytest.fail("the Debian namespace is required under CI: %s" % reason)
+            pytest.skip("Debian namespace unavailable: %s" % reason)
+        self.tmp = public_tmpdir("sitewarden-target-")
+        self._adopt(DebianNamespace())
+
+
+class RootChrootTarget(NamespaceTarget):
+    """An interpreter of a debootstrapped root (see ``harness.roots``)."""
+
+    def __init__(self, target: RootTarget) -> None:
+        from harness.fixtures import open_root
+
+        self.tmp = public_tmpdir("sitewarden-target-")
+        try:
+            self._adopt(open_root(target))
+        except BaseException:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+        self.root_target = target
+
+    @property
+    def label(self) -> str:
+        return "%s %s" % (self.root_target.release, ".".join(map(str, self.interp.version)))
+
+    @property
+    def id(self) -> str:
+        return self.root_target.id
+
+    @property
+    def release(self) -> Optional[str]:
+        return self.root_target.release
+
+    def share(self, items):
+        index = TARGETS.index(self.root_target)
+        return list(items)[index::len(TARGETS)]
+
+    def scaled(self, n):
+        return max(1, -(-n // len(TARGETS)))
+
+
 def make_target(param: Any, deploy: bool = True) -> Target:
     """A target for a ``target_params()`` value, with the guard deployed (``deploy``)."""
-    target = DebianTarget() if param == DEBIAN else HermeticTarget(param)
+    if isinstance(param, RootTarget):
+        target: Target = RootChrootTarget(param)
+    elif param == DEBIAN:
+        target = DebianTarget()
+    else:
+        target = HermeticTarget(param)
     try:
         if deploy:
             target.install()

@@ -24,7 +24,6 @@ import subprocess
 import time
 from typing import Any, Dict, Tuple
 
-from guarded_targets import CLI
 from harness.figures import record, stress
 
 STRESS = stress()
@@ -86,7 +85,7 @@ def normalized(t) -> Dict[str, Any]:
 
 
 def cli_popen(t, *args):
-    return t.popen([*CLI, *args, "--python", t.executable], stdout=subprocess.PIPE,
+    return t.popen([*t.cli_argv, *args, "--python", t.executable], stdout=subprocess.PIPE,
                    stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -147,7 +146,7 @@ def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
     rng = random.Random(668)
     runs = kills = identical = debris = inert_seen = 0
     failures = []
-    for i in range(6 * STRESS):
+    for i in range(t.scaled(6) * STRESS):
         scenario = ("fresh install", "upgrade", "uninstall")[i % 3]
         if scenario != "fresh install":
             t.install()

@@ -1,5 +1,7 @@
 """Deploying into system interpreters: Debian's real /usr/bin/python3 (inside a
-private mount namespace) and a hermetic Debian-shaped copy of every pyenv CPython.
+private mount namespace), the interpreters of the debootstrapped Debian 13 and sid
+roots (``debian_any``: python3 3.13, 3.14 and python3.15) and a hermetic
+Debian-shaped copy of every pyenv CPython.
 
 These are the foundation's "done when" checks: install makes every later start
 load the guard, SITEWARDEN_DISABLE keeps it out, installing twice leaves one
@@ -14,13 +16,10 @@ import ast
 import configparser
 import json
 import subprocess
-import sys
 
 import pytest
 
 from harness import interpreter_params, pyenv_interpreters
-
-CLI = [sys.executable, "-m", "sitewarden"]
 
 #: Reports the state at the end of startup without importing anything (``sys``
 #: is already loaded), so no import reaches the finder: what ``-c pass`` leaves.
@@ -41,18 +40,22 @@ def _guarded(run, python, env=None, *flags):
 # ------------------------------------------------------------------ Debian
 
 
-def test_debian_install_activate_disable_uninstall(debian_ns):
-    ns = debian_ns
+def test_debian_install_activate_disable_uninstall(debian_any):
+    ns = debian_any
+    # Debian ships .pth files (setuptools' distutils-precedence.pth): the baseline has
+    # paid for reading one, so what install adds is the guard's alone.
+    distro_pths = [p for p in ns.tree_digest(str(ns.distro_dir)) if p.endswith(".pth")]
+    assert distro_pths, "expected a .pth file in %s" % ns.distro_dir
     before = ns.tree_digest(str(ns.local_dir))
     baseline = _started(ns.run, ns.executable)["modules"]
 
-    proc = ns.run([*CLI, "install", "--python", ns.executable])
+    proc = ns.run([*ns.cli, "install", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert "deployed sitewarden" in proc.stdout and "active: yes" in proc.stdout
     assert str(ns.local_dir) in proc.stdout
 
     started = _started(ns.run, ns.executable)
-    assert "sitewarden" in started["finders"]
+    assert started["finders"].count("sitewarden") == 1
     # Startup imports nothing beyond the baseline but sitewarden itself.
     assert sorted(set(started["modules"]) - set(baseline)) == ["sitewarden"]
     assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
@@ -63,25 +66,26 @@ def test_debian_install_activate_disable_uninstall(debian_ns):
     assert not _guarded(ns.run, ns.executable, None, "-S")
 
     # Installing twice upgrades in place: one .pth, one finder.
-    assert ns.run([*CLI, "install", "--python", ns.executable]).returncode == 0
+    assert ns.run([*ns.cli, "install", "--python", ns.executable]).returncode == 0
     digest = ns.tree_digest(str(ns.local_dir))
     pths_before = {p for p in before if p.endswith(".pth")}
     assert {p for p in digest if p.endswith(".pth")} - pths_before == {"sitewarden.pth"}
     assert _started(ns.run, ns.executable)["finders"].count("sitewarden") == 1
 
-    proc = ns.run([*CLI, "uninstall", "--python", ns.executable])
+    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert ns.tree_digest(str(ns.local_dir)) == before
     assert not _guarded(ns.run, ns.executable)
 
 
-def test_debian_status_reports_real_marker(debian_ns):
-    ns = debian_ns
-    proc = ns.run([*CLI, "status", "--python", ns.executable, "--json"])
+def test_debian_status_reports_real_marker(debian_any):
+    ns = debian_any
+    proc = ns.run([*ns.cli, "status", "--python", ns.executable, "--json"])
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     marker = data["marker"]
-    assert marker["marker_path"] == "/usr/lib/python3.11/EXTERNALLY-MANAGED"
+    assert marker["marker_path"] == "/usr/lib/python%s/EXTERNALLY-MANAGED" % (
+        ns.python.short_version)
     assert marker["applies"] is True and marker["problem"] is None
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(ns.read_bytes(str(ns.marker)).decode("utf-8"))
@@ -90,14 +94,14 @@ def test_debian_status_reports_real_marker(debian_ns):
     assert data["deployments"] == [] and data["active"] is False
 
 
-def test_debian_sitecustomize_hook_keeps_apport(debian_ns):
-    ns = debian_ns
-    conffile = "/etc/python3.11/sitecustomize.py"
+def test_debian_sitecustomize_hook_keeps_apport(debian_any):
+    ns = debian_any
+    conffile = "/etc/python%s/sitecustomize.py" % ns.python.short_version
     original = ns.read_bytes(conffile)
     assert b"apport_python_hook" in original
     local_before = ns.tree_digest(str(ns.local_dir))
 
-    proc = ns.run([*CLI, "install", "--python", ns.executable, "--hook", "sitecustomize"])
+    proc = ns.run([*ns.cli, "install", "--python", ns.executable, "--hook", "sitecustomize"])
     assert proc.returncode == 0, proc.stderr
     edited = ns.read_bytes(conffile)
     assert edited.startswith(original), "existing content is kept, in place"
@@ -106,10 +110,10 @@ def test_debian_sitecustomize_hook_keeps_apport(debian_ns):
     assert _guarded(ns.run, ns.executable)
     # Debian's own hook still runs first: the stdlib link still points at the conffile.
     probe = ns.run([ns.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"])
-    assert probe.stdout.strip() == "/usr/lib/python3.11/sitecustomize.py"
+    assert probe.stdout.strip() == "/usr/lib/python%s/sitecustomize.py" % ns.python.short_version
     assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
 
-    proc = ns.run([*CLI, "uninstall", "--python", ns.executable])
+    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert ns.read_bytes(conffile) == original
     assert ns.tree_digest(str(ns.local_dir)) == local_before

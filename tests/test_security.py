@@ -231,7 +231,7 @@ def test_deployed_files_are_not_writable_by_others(bare_target):
     for args, site in ((("--hook", "pth"), str(t.local_dir)),
                        (("--hook", "sitecustomize"), str(t.local_dir)),
                        (("--user",), user_site)):
-        proc = t.run([*umask0, *CLI, "install", "--python", t.executable, *args])
+        proc = t.run([*umask0, *t.cli_argv, "install", "--python", t.executable, *args])
         assert proc.returncode == 0, proc.stdout + proc.stderr
         manifest = json.loads(t.read_bytes(Path(site) / "sitewarden" / "_deployment.json"))
         paths = [os.path.join(site, f) for f in manifest["files"]]
@@ -299,8 +299,8 @@ def test_no_code_executed_from_marker_metadata_or_environment(guarded_target):
         ([t.executable, "-m", "ensurepip"], env, 1, "externally-managed-environment"),
         ([t.executable, "-m", "pip", "install", "--no-index", "six"], pip_env, 1,
          "externally-managed-environment"),
-        ([*CLI, "status", "--python", t.executable, "--json"], env, 0, "swc_target"),
-        ([*CLI, "check", "--python", t.executable, "--json"], env, 1, "swc_target"),
+        ([*t.cli_argv, "status", "--python", t.executable, "--json"], env, 0, "swc_target"),
+        ([*t.cli_argv, "check", "--python", t.executable, "--json"], env, 1, "swc_target"),
     ]
     failures = []
     for argv, e, status, seen in runs:

@@ -82,19 +82,21 @@ class NamespaceError(RuntimeError):
     """The namespace could not be set up, or a helper inside it failed."""
 
 
-def overlay_dirs(python: Interpreter, extra: Sequence[str] = ()) -> List[str]:
-    """The directories put under overlays for ``python`` (Debian's), plus ``extra``.
+def overlay_dirs(python: Interpreter, extra: Sequence[str] = (), root: str = "") -> List[str]:
+    """The directories put under overlays for ``python`` (Debian's), plus ``extra``:
+    those an install can touch.
 
     A missing directory is replaced by its nearest existing parent, unless
     that parent is too broad (``/usr``, ``/etc``...), then it is skipped;
-    directories inside another overlaid one are dropped.
+    directories inside another overlaid one are dropped.  ``root``: the
+    directory the paths are relative to (a debootstrapped root), for the checks.
     """
     v = python.short_version
     wanted = ["/usr/local/lib/python%s/dist-packages" % v, "/usr/lib/python3/dist-packages",
               python.stdlib, "/usr/local/bin", "/etc/python%s" % v, *extra]
     chosen = set()
     for path in map(os.path.abspath, wanted):
-        while not os.path.isdir(path) and path not in _TOO_BROAD:
+        while not os.path.isdir(root + path) and path not in _TOO_BROAD:
             path = os.path.dirname(path)
         if path not in _TOO_BROAD:
             chosen.add(path)

@@ -81,7 +81,8 @@ def as_nobody(argv: Sequence[str], keep: Optional[Iterable[str]] = None) -> List
     for n, (ancestor, rels) in enumerate(sorted(groups.items())):
         stage = os.path.join(_stage_dir(), str(n))
         os.makedirs(stage, exist_ok=True)
-        lines.append("mount --bind %s %s" % (q(ancestor), q(stage)))
+        # --rbind: what is mounted below the ancestor comes along (a root's wheel cache).
+        lines.append("mount --rbind %s %s" % (q(ancestor), q(stage)))
         lines.append("mount -t tmpfs -o mode=0755 sitewarden-nobody %s" % q(ancestor))
         for rel in sorted(rels):
             inside = os.path.join(ancestor, rel)

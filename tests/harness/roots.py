@@ -27,9 +27,9 @@ gives the suite those interpreters without touching the host:
   the interface of ``debian_ns.DebianNamespace`` (both derive from
   ``MountNamespace``): a holder ``unshare -m`` process mounts a tmpfs, an
   overlay over the whole root (lower: the cached root, upper/work in the
-  tmpfs), ``/proc``, ``/dev``, the host temp dirs (so wheels and ``tmp_path``
-  are seen at the same paths), this checkout read-only at its own path, and
-  the helper interpreter read-only at its own path; every command is
+  tmpfs), ``/proc``, ``/dev``, the host temp dirs (so ``tmp_path`` and the
+  like are seen at the same paths), the wheel cache, and read-only at their
+  own paths: this checkout and the helper interpreter; every command is
   ``chroot``ed into the overlay.
 * The CLI of this checkout runs inside the root on the root's own
   ``/usr/bin/python3`` (``-I -S``: no site, so no guard under test loads into
@@ -38,8 +38,8 @@ gives the suite those interpreters without touching the host:
   ``ns.cli + ["install", "--python", ns.executable]``.  Nothing is built or
   installed into the root to run it.
 
-``python -m harness.roots ensure [RELEASE...]`` (from ``tests/``) builds what
-is missing; ``.ci/run`` calls it before the tests.
+``make roots`` (``main(["ensure", RELEASE...])``) builds what is missing;
+``.ci/run`` calls it before the tests.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from .debian_ns import MountNamespace, NamespaceError, _helper_python
+from .debian_ns import MountNamespace, NamespaceError, _helper_python, overlay_dirs
 from .interpreters import _PROBE, Interpreter, _describe
-from .wheels import ENV_CACHE
+from .wheels import ENV_CACHE, cache_dir
 
 MIRROR = os.environ.get("SITEWARDEN_TEST_MIRROR", "http://deb.debian.org/debian")
 RELEASES = ("bookworm", "trixie", "sid")
@@ -75,11 +75,14 @@ DEBOOTSTRAP = (
     "python3-httplib2", "python3-pyparsing", "python3-setuptools", "python3-lazr.uri",
     "valgrind",
 )
-#: Added with apt-get after the bootstrap, per release.
+#: Added with apt-get after the bootstrap (so that adding one does not bootstrap again):
+#: in every root (python3-distro: a distro copy for the user-site shadowing tests), and
+#: per release (sid: python3.15, PEP 829 live).
+APT_ALL: Tuple[str, ...] = ("python3-distro",)
 EXTRA: Dict[str, Tuple[str, ...]] = {
-    "bookworm": (),
-    "trixie": (),
-    "sid": ("python3.15", "python3.15-venv"),
+    "bookworm": APT_ALL,
+    "trixie": APT_ALL,
+    "sid": APT_ALL + ("python3.15", "python3.15-venv"),
 }
 PACKAGES: Dict[str, Tuple[str, ...]] = {rel: DEBOOTSTRAP + EXTRA[rel] for rel in RELEASES}
 
@@ -347,6 +350,8 @@ class ChrootNamespace(MountNamespace):
         self.marker = self.stdlib / "EXTERNALLY-MANAGED"
         self.local_dir = Path(self.python.purelib)
         self.distro_dir = Path("/usr/lib/python3/dist-packages")
+        #: What an install can touch (as ``DebianNamespace.overlays``; here all is overlaid).
+        self.overlays = overlay_dirs(self.python, root=str(self.root))
 
     def _script(self, binds: List[str], checkout: Path, helper_prefix: Optional[Path]) -> str:
         q = shlex.quote
@@ -360,15 +365,20 @@ class ChrootNamespace(MountNamespace):
             self.root, layer / "upper", layer / "work")
         lines.append("mount -t overlay sitewarden-root -o %s %s" % (q(options), q(str(mnt))))
         # Host temp dirs first (they hold self.tmp: home, userbase; and the CLI's lib and
-        # bytecode), then read-only: this checkout, the helper interpreter; /proc and /dev.
+        # bytecode), then read-only: this checkout, the helper interpreter; the wheel cache
+        # (pips run from their unpacked wheels, wheels to install) stays writable as on the
+        # host, so their bytecode is written once, not compiled at every pip start; then
+        # /proc and /dev.
         for path in binds:
             lines.append("mkdir -p %s" % q(str(mnt) + path))
             lines.append("mount --rbind %s %s" % (q(path), q(str(mnt) + path)))
-        for path in [str(checkout)] + ([str(helper_prefix)] if helper_prefix else []):
+        ro = [str(checkout)] + ([str(helper_prefix)] if helper_prefix else [])
+        for path in [*ro, str(cache_dir())]:
             inside = q(str(mnt) + path)
             lines.append("mkdir -p %s" % inside)
             lines.append("mount --bind %s %s" % (q(path), inside))
-            lines.append("mount -o remount,bind,ro %s" % inside)
+            if path in ro:
+                lines.append("mount -o remount,bind,ro %s" % inside)
         lines.append("mount -t proc proc %s" % q(str(mnt / "proc")))
         lines.append("mount --rbind /dev %s" % q(str(mnt / "dev")))
         lines += ["echo READY", "exec sleep infinity"]
@@ -428,7 +438,7 @@ def open_target(target: RootTarget) -> ChrootNamespace:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.roots",
+    parser = argparse.ArgumentParser(prog="make roots",
                                      description="Build or show the cached Debian roots.")
     sub = parser.add_subparsers(dest="command", required=True)
     ensure = sub.add_parser("ensure", help="build the missing roots (default: all)")

@@ -190,10 +190,13 @@ def _starts(pip: str, python: Version) -> bool:
                for minimum_python, oldest in START_RULES)
 
 
-def pip_versions_for(python_version: Union[str, Sequence[int]]) -> List[str]:
+def pip_versions_for(python_version: Union[str, Sequence[int]],
+                     start_rules: bool = True) -> List[str]:
     """The pip versions of ``MATRIX`` that install on and start with that Python.
 
-    ``python_version``: ``"3.11"``, ``"3.11.7"`` or ``(3, 11, 7)``.
+    ``python_version``: ``"3.11"``, ``"3.11.7"`` or ``(3, 11, 7)``.  ``start_rules``
+    False: every version whose Requires-Python admits it (whether it starts depends on
+    more than the version, e.g. a distutils shim from setuptools: measure it there).
     """
     if not isinstance(python_version, str):
         python_version = ".".join(map(str, python_version))
@@ -213,7 +216,7 @@ def pip_versions_for(python_version: Union[str, Sequence[int]]) -> List[str]:
         for candidate in candidates:
             spec = _requires_python(releases.get(candidate, []))
             if spec is not None and spec.contains(python, prereleases=True) \
-                    and _starts(candidate, python):
+                    and (not start_rules or _starts(candidate, python)):
                 result.append(candidate)
                 break
     return result
