@@ -177,7 +177,8 @@ def guarded_factory(tmp_path, tmp_path_factory):
         src = guard_tree(interp, tmp_path_factory)
         shutil.copytree(src / "sitewarden", h.local_dir / "sitewarden", symlinks=True)
         for name in ("sitewarden.pth", "sitewarden.start"):
-            shutil.copy2(src / name, h.local_dir / name)
+            if (src / name).exists():
+                shutil.copy2(src / name, h.local_dir / name)
         return Guarded(h)
 
     return make

@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from harness import interpreter_params, pyenv_interpreters
+from harness import interpreter_params, pip_dir, pyenv_interpreters
 
 #: Reports the state at the end of startup without importing anything (``sys``
 #: is already loaded), so no import reaches the finder: what ``-c pass`` leaves.
@@ -76,6 +76,46 @@ def test_debian_install_activate_disable_uninstall(debian_any):
     assert proc.returncode == 0, proc.stderr
     assert ns.tree_digest(str(ns.local_dir)) == before
     assert not _guarded(ns.run, ns.executable)
+
+
+def test_debian_refusals_and_orphaned_hook(debian_any, wheelhouse):
+    """Guarded: an old pip run from its wheel and ``ensurepip --user`` are refused with
+    the PEP 668 message and the marker's text.  Then the runtime is deleted by hand: every
+    start stays silent, ``status`` and ``check`` name the hook left behind and the exact
+    command that removes it, and ``uninstall`` leaves the site directory as it was."""
+    ns = debian_any
+    before = ns.tree_digest(str(ns.local_dir))
+    assert ns.run([*ns.cli, "install", "--python", ns.executable]).returncode == 0
+    marker_text = "To install Python packages system-wide, try apt install"
+    old_pip = {"PYTHONPATH": str(pip_dir("22.3.1"))}
+    for argv, env in (([ns.executable, "-m", "pip", "install", "--no-index", "--find-links",
+                        str(wheelhouse), "six"], old_pip),
+                      ([ns.executable, "-m", "ensurepip", "--user"], None)):
+        proc = ns.run(argv, env=env)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == 1, out
+        assert "externally-managed-environment" in out and marker_text in out, out
+        assert "Traceback" not in out, out
+
+    runtime = ns.local_dir / "sitewarden"
+    assert ns.run(["rm", "-rf", str(runtime)]).returncode == 0
+    for flags in ([], ["-I"], ["-c", "import json"]):
+        proc = ns.run([ns.executable, *(flags if "-c" in flags else [*flags, "-c", "pass"])])
+        assert proc.returncode == 0 and proc.stderr == "", (flags, proc.stderr)
+    hook = str(ns.local_dir / "sitewarden.pth")
+    status = json.loads(ns.run([*ns.cli, "status", "--python", ns.executable, "--json"]).stdout)
+    assert [(o["hook"], o["kind"]) for o in status["orphans"]] == [(hook, "pth")]
+    assert status["orphans"][0]["remove"] == "rm " + hook
+    text = ns.run([*ns.cli, "status", "--python", ns.executable]).stdout
+    assert "orphaned hook: %s: its runtime %s is missing" % (hook, runtime) in text, text
+    assert "remove it: rm %s" % hook in text and "sitewarden uninstall --python %s" % (
+        ns.executable) in text, text
+    proc = ns.run([*ns.cli, "check", "--python", ns.executable, "--json"])
+    kinds = [f["kind"] for f in json.loads(proc.stdout)["findings"]]
+    assert proc.returncode == 1 and "orphaned-hook" in kinds, proc.stdout
+    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
+    assert proc.returncode == 0, proc.stderr
+    assert ns.tree_digest(str(ns.local_dir)) == before
 
 
 def test_debian_status_reports_real_marker(debian_any):

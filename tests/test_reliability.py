@@ -723,7 +723,7 @@ for name in ("sitewarden", "sitewarden.pth", "sitewarden.start"):
         shutil.rmtree(dst)
     if os.path.isdir(src):
         shutil.copytree(src, dst, symlinks=True)
-    else:
+    elif os.path.lexists(src):
         shutil.copy2(src, dst)
 """
 

@@ -1,8 +1,12 @@
 """Deploy the guard into a target interpreter's site directory, and remove it.
 
 A deployment is the ``sitewarden/`` runtime package (with its private
-``packaging``) plus the startup hook: ``sitewarden.pth`` and its PEP 829
-``sitewarden.start`` twin, or a marked block in ``sitecustomize``.  Every
+``packaging``) plus the startup hook: ``sitewarden.pth`` (Python < 3.18), the
+PEP 829 ``sitewarden.start`` (3.18+, where ``.pth`` import lines no longer run),
+or a marked block in ``sitecustomize``.  Never both files by default: on
+3.15-3.17 a ``.start`` file makes ``site`` import ``pkgutil``, ``re``, ``enum``...
+at every start (+76% instructions for ``-c pass`` on sid's 3.15.2) while the
+``.pth`` line alone does the same job (see README, "Hook policy").  Every
 file written is listed in ``sitewarden/_deployment.json``; ``uninstall``
 removes exactly those and restores what it changed, byte for byte.
 
@@ -40,12 +44,22 @@ SITECUSTOMIZE_BLOCK = "sitecustomize-block.py"
 BLOCK_BEGIN = "# >>> sitewarden guard >>>"
 BLOCK_END = "# <<< sitewarden guard <<<"
 STAGING_PREFIX = ".sitewarden-"
-HOOKS = ("pth", "sitecustomize")
+HOOKS = ("pth", "start", "sitecustomize")
+#: First version whose ``site`` reads ``.start`` files (PEP 829).
+START_READ_FROM = (3, 15)
+#: First version whose ``site`` ignores ``.pth`` import lines: the ``.start`` file carries
+#: the guard from there on.
+START_DEFAULT_FROM = (3, 18)
 #: The startup files each hook writes into the site directory (the Debian package
 #: ships the same, see packaging/build-deb).
-HOOK_FILES = {"pth": (PTH, START), "sitecustomize": ()}
+HOOK_FILES = {"pth": (PTH,), "start": (START,), "sitecustomize": ()}
 #: ``installer`` in the manifest of the Debian package's copy: dpkg owns those files.
 DPKG = "dpkg"
+
+
+def default_hook(version: tuple[int, int]) -> str:
+    """The hook for a target version: ``.pth`` while its import lines run, then ``.start``."""
+    return "start" if tuple(version) >= START_DEFAULT_FROM else "pth"
 
 
 class DeployError(Exception):
@@ -149,6 +163,102 @@ def read_deployment(site_dir: Path) -> Deployment | None:
     if manifest is None and not hooks and not leftovers:
         return None
     return Deployment(site_dir, manifest, hooks, leftovers)
+
+
+def runtime_problem(site_dir: Path) -> str | None:
+    """Why the runtime in ``site_dir`` cannot be loaded by its hook, or None."""
+    package = site_dir / PACKAGE
+    if not os.path.lexists(package):
+        return "its runtime %s is missing" % package
+    init = package / "__init__.py"
+    if not os.path.isfile(init) or not os.access(init, os.R_OK):
+        return "its runtime %s is incomplete (no readable __init__.py)" % package
+    return None
+
+
+def uninstall_command(target: Target, site_dir: Path) -> str:
+    """The ``sitewarden uninstall`` command line that removes what is in ``site_dir``."""
+    import shlex
+
+    where = ""
+    if os.path.realpath(site_dir) == os.path.realpath(target.user_site or "/nonexistent"):
+        where = " --user"
+    elif os.path.realpath(site_dir) != os.path.realpath(target.purelib):
+        where = " --site-dir %s" % shlex.quote(str(site_dir))
+    return "sitewarden uninstall --python %s%s" % (shlex.quote(target.executable), where)
+
+
+def find_orphans(target: Target) -> list[dict[str, Any]]:
+    """Every sitewarden hook of ``target`` (``.pth``, ``.start``, sitecustomize block)
+    whose runtime is missing or incomplete, with what it does and how to remove it."""
+    import shlex
+
+    out = []
+    loadable = []
+    for d in startup_dirs(target):
+        site_dir = Path(d)
+        problem = runtime_problem(site_dir)
+        if problem is None:
+            loadable.append(site_dir)
+        for name, kind in ((PTH, "pth"), (START, "start")):
+            path = site_dir / name
+            if problem is None or not os.path.lexists(path):
+                continue
+            if kind == "start" and tuple(target.version) >= START_READ_FROM:
+                effect = ("every start of %s prints \"Error resolving entry point "
+                          "sitewarden:activate\" and a traceback" % target.executable)
+            elif kind == "start":
+                effect = "ignored by Python %s (no .start files before 3.15)" % (
+                    target.version_string)
+            else:
+                effect = "silent (its line checks that the runtime is there), but left behind"
+            out.append({"hook": str(path), "kind": kind, "site_dir": str(site_dir),
+                        "problem": problem, "effect": effect,
+                        "remove": "rm %s" % shlex.quote(str(path)),
+                        "uninstall": uninstall_command(target, site_dir)})
+    sitecustomize = target.sitecustomize
+    if sitecustomize and not loadable:
+        try:
+            with open(sitecustomize, "rb") as f:
+                has_block = BLOCK_BEGIN.encode() in f.read()
+        except OSError:
+            has_block = False
+        if has_block:
+            out.append({"hook": str(os.path.realpath(sitecustomize)), "kind": "sitecustomize",
+                        "site_dir": None,
+                        "problem": "no sitewarden runtime in any site directory of %s"
+                        % target.executable,
+                        "effect": "silent (the block ignores a missing runtime), but left behind",
+                        "remove": "sitewarden uninstall --python %s (or delete the lines "
+                        "between '%s' and '%s')" % (shlex.quote(target.executable),
+                                                    BLOCK_BEGIN, BLOCK_END),
+                        "uninstall": "sitewarden uninstall --python %s"
+                        % shlex.quote(target.executable)})
+    return out
+
+
+def remove_orphaned_block(path: str) -> bool:
+    """Remove a sitewarden block that no manifest records from ``path`` (the lines from
+    its begin to its end marker); delete the file if sitewarden created it and nothing
+    else is left.  True if something was removed."""
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    start = text.find(BLOCK_BEGIN)
+    end = text.find(BLOCK_END, start)
+    if start < 0 or end < 0:
+        return False
+    end = text.find("\n", end)
+    rest = text[:start] + (text[end + 1:] if end >= 0 else "")
+    header = "# Created by `sitewarden install --hook sitecustomize`.\n"
+    if rest in ("", header):
+        p.unlink()
+        _remove_pycache_for(p)
+    else:
+        _atomic_write(p, rest.encode("utf-8"), like=os.stat(p))
+    return True
 
 
 # ---------------------------------------------------------------- filesystem helpers
@@ -319,10 +429,17 @@ def _chmod_tree(root: Path) -> None:
 # ---------------------------------------------------------------- install
 
 
-def install(target: Target, site_dir: Path, hook: str = "pth") -> Deployment:
-    """Deploy (or upgrade in place) the guard into ``site_dir`` of ``target``."""
+def install(target: Target, site_dir: Path, hook: str | None = None) -> Deployment:
+    """Deploy (or upgrade in place) the guard into ``site_dir`` of ``target``; ``hook``
+    None: :func:`default_hook` for its version."""
+    if hook is None:
+        hook = default_hook(target.version)
     if hook not in HOOKS:
-        raise DeployError("unknown hook %r (choose pth or sitecustomize)" % hook)
+        raise DeployError("unknown hook %r (choose pth, start or sitecustomize)" % hook)
+    if hook == "start" and tuple(target.version) < START_READ_FROM:
+        raise DeployError(
+            "Python %s does not read .start files (PEP 829, Python 3.15+); use the default "
+            ".pth hook" % target.version_string)
     site_dir = Path(os.path.abspath(site_dir))
     created_dirs: list[str] = []
     if not site_dir.exists():
@@ -420,12 +537,13 @@ def _install_locked(
         else:
             os.rename(new_package, package)
 
-        # Hooks last: a kill before this point leaves an inert or the old hook.
-        if hook == "pth":
-            _atomic_write(site_dir / START, payload.hook_text(START).encode("utf-8"))
-            _atomic_write(site_dir / PTH, payload.hook_text(PTH).encode("utf-8"))
-        else:
-            for name in (PTH, START):
+        # Hooks last: a kill before this point leaves an inert or the old hook.  The new
+        # one is written before the other kind is removed (e.g. the .start an older
+        # sitewarden wrote beside its .pth), so a start always finds one of them.
+        for name in hook_files:
+            _atomic_write(site_dir / name, payload.hook_text(name).encode("utf-8"))
+        for name in (PTH, START):
+            if name not in hook_files:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(site_dir / name)
     finally:

@@ -69,9 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("install", help="deploy the guard into an interpreter",
                        description="Deploy the guard so that every start of the target loads it.")
     _add_target_options(p, where=True)
-    p.add_argument("--hook", choices=deploy.HOOKS, default="pth",
-                   help="how the guard is loaded: a .pth file (default) or a block in "
-                   "sitecustomize")
+    p.add_argument("--hook", choices=deploy.HOOKS, default=None,
+                   help="how the guard is loaded: by default a .pth file (Python < 3.18) or "
+                   "a PEP 829 .start file (3.18+, where .pth import lines no longer run); "
+                   "'start' forces the .start file on 3.15-3.17 (it costs every start the "
+                   "import of pkgutil, re, enum...); 'sitecustomize': a block in sitecustomize")
 
     p = sub.add_parser("uninstall", help="remove the guard from an interpreter",
                        description="Remove exactly what install wrote.")
@@ -130,7 +132,7 @@ def cmd_install(args: argparse.Namespace, style: Style) -> int:
         return 0
     dep = deploy.install(target, site_dir, args.hook)
     how = "sitecustomize block in %s" % dep.manifest["sitecustomize"]["path"] \
-        if args.hook == "sitecustomize" else "%s (+ %s)" % (deploy.PTH, deploy.START)
+        if dep.hook == "sitecustomize" else ", ".join(deploy.HOOK_FILES[dep.hook])
     print("%s sitewarden %s into %s" % (style.good("deployed"), __version__, site_dir))
     print("  target: %s" % target.label)
     print("  loaded by: %s" % how)
@@ -154,7 +156,12 @@ def cmd_install(args: argparse.Namespace, style: Style) -> int:
 def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
     target = _target_for_change(args)
     site_dir = _site_dir(args, target)
+    # A sitecustomize block left without any runtime (no manifest records it) goes too.
+    blocks = [o["hook"] for o in deploy.find_orphans(target) if o["kind"] == "sitecustomize"]
     if deploy.read_deployment(site_dir) is None:
+        if blocks and deploy.remove_orphaned_block(blocks[0]):
+            print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
+            return 0
         elsewhere = ["%s%s" % (d.site_dir, " (the Debian package: apt remove sitewarden)"
                                if d.installer == deploy.DPKG else "")
                      for d in deploy.find_deployments(target)]
@@ -165,6 +172,8 @@ def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
     print("%s sitewarden from %s" % (style.good("removed"), site_dir))
     for problem in removal.problems:
         print("  %s %s" % (style.warn("note:"), problem))
+    if blocks and deploy.remove_orphaned_block(blocks[0]):
+        print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
     return 0
 
 
@@ -178,6 +187,7 @@ def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -
         "python_version": target.version_string,
         "virtualenv": target.virtualenv,
         "deployments": deployments,
+        "orphans": deploy.find_orphans(target),
         "active": bool(startup.get("active")),
         "active_module": startup.get("module_file"),
         "active_version": startup.get("version"),
@@ -232,7 +242,15 @@ def check_data(python: str | None) -> dict[str, Any]:
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)
     report["guard"] = {k: status[k] for k in
-                       ("deployments", "active", "active_module", "active_version")}
+                       ("deployments", "orphans", "active", "active_module", "active_version")}
+    for orphan in status["orphans"]:
+        loud = orphan["kind"] == "start" and orphan["effect"].startswith("every start")
+        report["findings"].append(finding(
+            "orphaned-hook", "high" if loud else "low",
+            "orphaned sitewarden hook %s: %s; %s.\nRemove it: %s\n(or: %s)" % (
+                orphan["hook"], orphan["problem"], orphan["effect"], orphan["remove"],
+                orphan["uninstall"]),
+            hook=orphan["hook"], command=orphan["remove"]))
     if not status["active"]:
         applies = report["marker"]["applies"]
         report["findings"].append(finding(

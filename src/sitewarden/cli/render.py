@@ -95,6 +95,7 @@ def render_status(data: dict[str, Any], style: Style) -> str:
             lines.append(deployment_line(dep, data, style))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
+    lines.extend(render_orphans(data.get("orphans") or [], style))
     active = style.good("yes") if data["active"] else style.warn("no")
     extra = " (%s)" % data["active_module"] if data["active"] and data["active_module"] else ""
     lines.append("  active at startup: %s%s" % (active, extra))
@@ -132,6 +133,18 @@ def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
             lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
             lines.append(_indent(data["startup_stderr"].rstrip()))
     return "\n".join(lines)
+
+
+def render_orphans(orphans: list[dict[str, Any]], style: Style) -> list[str]:
+    """Hooks left without their runtime: which, what they do, the command that removes them."""
+    lines = []
+    for o in orphans:
+        lines.append("  %s %s: %s" % (style.bad("orphaned hook:"), o["hook"], o["problem"]))
+        lines.append("    %s" % o["effect"])
+        lines.append("    remove it: %s" % o["remove"])
+        if o["uninstall"] != o["remove"]:
+            lines.append("    (or: %s)" % o["uninstall"])
+    return lines
 
 
 def render_layout(layout: dict[str, Any], style: Style) -> list[str]:
@@ -212,6 +225,7 @@ def render_check(report: dict[str, Any], style: Style) -> str:
     deps = guard.get("deployments") or []
     lines.append("  deployed: %s" % (", ".join(d["site_dir"] for d in deps) if deps
                                     else style.warn("nowhere")))
+    lines.extend(render_orphans(guard.get("orphans") or [], style))
     lines.append("  active at startup: %s" % (style.good("yes") if guard.get("active")
                                               else style.warn("no")))
     if report.get("layout"):
