@@ -236,8 +236,15 @@ def format_case(case, marker_applies=None):
     module = case["module"]
     w = case["winner"]
     s = case["shadowed"][0]
-    text = "'%s' is imported from %s (%s, %s), which shadows the distro's copy %s (%s)" % (
-        module, w["path"], _dist_text(w), _where(w), s["path"], _dist_text(s))
+    startup = case.get("startup")
+    if startup:
+        how = "was imported at startup %s from" % (
+            "by %s" % startup if startup is not True
+            else "(by a .pth file, sitecustomize or usercustomize)")
+    else:
+        how = "is imported from"
+    text = "'%s' %s %s (%s, %s), which shadows the distro's copy %s (%s)" % (
+        module, how, w["path"], _dist_text(w), _where(w), s["path"], _dist_text(s))
     if w.get("version") and s.get("version") and \
             compare_versions(w["version"], s["version"]) == "cannot compare":
         text += "; the versions cannot be compared (not PEP 440)"
@@ -275,6 +282,72 @@ def on_candidate(name):
     case = runtime_case(name)
     if case is not None:
         emit.emit("shadow", name, format_case(case), "ShadowWarning")
+
+
+def on_startup_module(name, module):
+    """``name`` was imported while ``site`` ran (by a ``.pth`` import line,
+    sitecustomize or usercustomize) from outside the distro directories: warn now
+    (the first import after startup) if that copy shadows the distro's."""
+    try:
+        from . import emit
+
+        if not emit.claim(("shadow-checked", name)):
+            return
+        case = runtime_case(name)
+        origin = getattr(getattr(module, "__spec__", None), "origin", None)
+        if case is None or not same_file(case["winner"]["file"], origin):
+            return
+        where = startup_importer(name)
+        case["startup"] = where[0] if where else True
+        emit.emit("shadow", name, format_case(case), "ShadowWarning", where=where)
+    except Exception:
+        pass
+
+
+def startup_importer(name):
+    """``(file, line number)`` of the first startup line that imports ``name``, in the
+    order ``site`` runs them: the ``.pth`` files' import lines (user site, then the site
+    directories, each sorted), then sitecustomize and usercustomize; or None."""
+    from ..pathfacts import site_dirs, user_site
+
+    files = []
+    site = sys.modules.get("site")
+    dirs = ([user_site()] if getattr(site, "ENABLE_USER_SITE", False) else []) + site_dirs()
+    for d in dirs:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".pth") and
+                           not n.startswith("."))
+        except (OSError, TypeError, ValueError):
+            continue
+        files.extend((os.path.join(d, n), True) for n in names)
+    for hook in ("sitecustomize", "usercustomize"):
+        origin = getattr(sys.modules.get(hook), "__file__", None)
+        if origin:
+            files.append((origin, False))
+    for path, pth in files:
+        try:
+            with open(path, "rb") as f:
+                lines = f.read(1 << 20).decode("utf-8", "replace").splitlines()
+        except OSError:
+            continue
+        for number, line in enumerate(lines, 1):
+            if pth and not line.startswith(("import ", "import\t")):
+                continue
+            if _mentions(line, name):
+                return path, number
+    return None
+
+
+def _mentions(line, name):
+    start = line.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = line[start - 1] if start else " "
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = line.find(name, end)
+    return False
 
 
 def _is_candidate(entry):
