@@ -107,13 +107,15 @@ def test_duplicated_submodule_of_a_namespace_package_warns(guarded):
 
 def test_regular_package_over_a_distro_namespace(guarded):
     """A local regular ``lazr/__init__.py`` hides the distro's namespace portion
-    (check: hidden-namespace); one that extends its ``__path__`` (pkgutil
+    (a warning at import; check: hidden-namespace); one that extends its ``__path__`` (pkgutil
     style) does not, but its duplicated real module is still reported."""
     g = guarded()
     debian_like(g, local=False)
     make_dist(g.local, "lazr.core", "1.0", {"lazr/__init__.py": ""}, installer="pip")
     r = g.imports("lazr.uri")
-    assert r.warnings() == [] and r.imported("lazr.uri")[1].startswith("ModuleNotFoundError")
+    assert r.warned_about() == ["lazr"], r.warnings()  # warned before the import fails
+    assert "hides the distro's namespace package" in r.warnings()[0]
+    assert r.imported("lazr.uri")[1].startswith("ModuleNotFoundError")
     report = g.check()
     (hidden,) = report["shadowing"]["hidden_namespaces"]
     assert hidden["module"] == "lazr" and hidden["hidden"][0]["path"] == str(g.distro / "lazr")

@@ -172,8 +172,9 @@ def _copy_line(label: str, copy: dict[str, Any]) -> str:
 def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
     """Each shadowed module with both copies, and the requirements it breaks."""
     modules = data.get("modules", [])
-    lines = [style.bold("Shadowed modules (%d)" % len(modules))]
-    if not modules:
+    hidden_namespaces = data.get("hidden_namespaces", [])
+    lines = [style.bold("Shadowed modules (%d)" % (len(modules) + len(hidden_namespaces)))]
+    if not modules and not hidden_namespaces:
         lines.append("  " + style.good("none"))
     for case in modules:
         lines.append("  %s %s%s" % (style.severity(case["severity"]), case["module"],
@@ -189,10 +190,12 @@ def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
             lines.append("    %s %s %s requires '%s': %s" % (
                 "required:", req["consumer"], req.get("consumer_version") or "",
                 req["requirement"], mark))
-    for hidden in data.get("hidden_namespaces", []):
-        lines.append("  %s %s: %s hides %s" % (
-            style.severity("medium"), hidden["module"], hidden["winner"]["path"],
-            ", ".join(h["path"] for h in hidden["hidden"])))
+    for hidden in hidden_namespaces:
+        lines.append("  %s %s: the regular package %s hides the distro's namespace package" % (
+            style.severity("medium"), hidden["module"], hidden["winner"]["path"]))
+        lines.append(_copy_line("imported:", hidden["winner"]))
+        for h in hidden["hidden"]:
+            lines.append("    hidden:   %s  [namespace portion, %s]" % (h["path"], h["class"]))
     stale = [d for d in data.get("distributions", []) if not d.get("modules_present")]
     for dist in stale:
         lines.append("  %s %s: metadata %s without its modules" % (

@@ -231,6 +231,8 @@ def advice(case, marker_applies=None):
 def format_case(case, marker_applies=None):
     """The warning: one paragraph naming both copies, the broken requirements
     and what to do."""
+    if case.get("hidden"):
+        return format_hidden(case, marker_applies)
     from .distinfo import compare_versions
 
     module = case["module"]
@@ -385,12 +387,53 @@ def runtime_case(name):
             before.append((index, entry))
     if distro_copy is None:
         if distro_portions:
-            if winner is not None and _pkgutil_style(winner[2]):
+            if winner is not None:
+                if not _pkgutil_style(winner[2]):
+                    return _hidden_case(name, winner, distro_portions)
                 before.insert(0, (winner[0], winner[1]))
             if before:
                 _watch_namespace(name, before, distro_portions)
         return None
     return _case_from(name, winner, distro_copy)
+
+
+def _hidden_case(name, winner, portions):
+    """A regular package ``name`` earlier on ``sys.path`` than the distro's portions
+    of namespace package ``name``: their modules cannot be imported."""
+    wi, wentry, wspec = winner
+    f, classes = _exact_classes(wentry, *[e for _, e in portions])
+    wcls, pclasses = classes[0], classes[1:]
+    if wcls in ("distro", "stdlib") or (f["venv"] and wcls == "local"):
+        return None
+    hidden = [(i, e) for (i, e), c in zip(portions, pclasses) if c == "distro"]
+    if not hidden:
+        return None
+    wdata, _ = describe_copy(name, wi, wentry, wspec, wcls)
+    subs = set()
+    for _, entry in hidden:
+        subs |= top_level_names(_portion(entry, name))
+    return {
+        "module": name,
+        "winner": wdata,
+        "hidden": [{"index": i, "entry": e, "class": "distro", "path": _portion(e, name)}
+                   for i, e in hidden],
+        "submodules": sorted("%s.%s" % (name, sub) for sub in subs),
+    }
+
+
+def format_hidden(case, marker_applies=None):
+    """The warning for a regular package hiding a distro namespace package."""
+    module = case["module"]
+    w = case["winner"]
+    subs = case.get("submodules") or []
+    shown = ", ".join("'%s'" % s for s in subs[:6]) + (", ..." if len(subs) > 6 else "")
+    return ("'%s' is imported from %s (%s, %s), a regular package that hides the distro's "
+            "namespace package %s: %s cannot be imported. Distro programs that import %s "
+            "fail: %s." % (
+                module, w["path"], _dist_text(w), _where(w),
+                ", ".join(h["path"] for h in case["hidden"]),
+                "its modules (%s)" % shown if subs else "its modules",
+                shown or "them", advice(case, marker_applies)))
 
 
 def _exact_classes(*entries):
