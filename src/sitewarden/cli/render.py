@@ -87,6 +87,23 @@ def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> 
         else style.dim(" [silent: another copy is loaded]"))
 
 
+def _active_line(data: dict[str, Any], style: Style) -> str:
+    """Whether a start loads the guard, and whether this environment turns it off."""
+    module = data.get("active_module")
+    if data.get("active") and data.get("disabled_value"):
+        return ("  active at startup: %s: SITEWARDEN_DISABLE=%s in this environment: the guard "
+                "is off in every process started from it (a start without it loads %s)" % (
+                    style.warn("no, not here"), data["disabled_value"], module or "it"))
+    if data.get("active"):
+        return "  active at startup: %s%s" % (style.good("yes"), " (%s)" % module if module
+                                              else "")
+    line = "  active at startup: %s" % style.warn("no")
+    if data.get("disabled_value"):
+        line += " (and SITEWARDEN_DISABLE=%s in this environment: the guard is off in every " \
+            "process started from it)" % data["disabled_value"]
+    return line
+
+
 def render_status(data: dict[str, Any], style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data["python"], data["python_version"]))]
@@ -95,9 +112,7 @@ def render_status(data: dict[str, Any], style: Style) -> str:
             lines.append(deployment_line(dep, data, style))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
-    active = style.good("yes") if data["active"] else style.warn("no")
-    extra = " (%s)" % data["active_module"] if data["active"] and data["active_module"] else ""
-    lines.append("  active at startup: %s%s" % (active, extra))
+    lines.append(_active_line(data, style))
     if data.get("startup_stderr"):
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
         lines.append(_indent(data["startup_stderr"].rstrip()))
@@ -119,6 +134,9 @@ def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
         if data.get("virtualenv") or not data["marker"].get("applies"):
             guard += style.dim(" (PEP 668 marker %s)" % (
                 "absent" if not data["marker"].get("marker_exists") else "not applied"))
+        if data.get("disabled_value"):
+            guard += style.warn(" (SITEWARDEN_DISABLE=%s in this environment: the guard is off "
+                                "in every process started from it)" % data["disabled_value"])
         lines.append("%s (Python %s%s): %s" % (
             style.bold(data["python"]), data["python_version"],
             "; also " + names if names else "", guard))
@@ -215,8 +233,7 @@ def render_check(report: dict[str, Any], style: Style) -> str:
     deps = guard.get("deployments") or []
     lines.append("  deployed: %s" % (", ".join(d["site_dir"] for d in deps) if deps
                                     else style.warn("nowhere")))
-    lines.append("  active at startup: %s" % (style.good("yes") if guard.get("active")
-                                              else style.warn("no")))
+    lines.append(_active_line(guard, style))
     if report.get("layout"):
         lines.append("")
         lines.extend(render_layout(report["layout"], style))
