@@ -170,6 +170,8 @@ class Distribution:
         self.kind = kind
         self._cache = {}
         self._is_dir = is_dir  # known from the directory scan, else looked up once
+        #: ``(zip file, member directory)`` for metadata inside a zip or wheel on sys.path
+        self.archive = None
 
     @property
     def is_dir(self):
@@ -187,7 +189,9 @@ class Distribution:
         if key in self._cache:
             return self._cache[key]
         text = None
-        if self.kind == "egg":
+        if self.archive is not None:
+            text = _decode(_read_bytes(self.archive[0], self.archive[1] + "/" + name))
+        elif self.kind == "egg":
             if self.is_dir:
                 text = _decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
             else:
@@ -235,7 +239,7 @@ class Distribution:
         ``requires.txt``), separators and case folded, before anything is
         parsed: False means no requirement of it names one of them.
         """
-        if self.kind == "egg" or not needles:
+        if self.kind == "egg" or self.archive is not None or not needles:
             return True
         if self.kind == "dist-info":
             sources = (self.path + "/METADATA",)
@@ -430,6 +434,9 @@ def distributions(directory):
         try:
             with os.scandir(key) as it:
                 found = sorted((e.name, e) for e in it if _metadata_kind(e.name))
+        except NotADirectoryError:  # a zip or wheel on sys.path, or a directory inside one
+            found = []
+            out = _zip_distributions(directory, key)
         except (OSError, TypeError, ValueError):
             found = []
         base = (directory or os.curdir).rstrip("/") + "/"
@@ -440,6 +447,56 @@ def distributions(directory):
                 is_dir = False
             out.append(Distribution(directory, base + name, _metadata_kind(name), is_dir))
     _dir_cache[key] = (stamp, out)
+    return out
+
+
+def archive_of(path):
+    """``(zip file, member directory or '')`` when ``path`` is a zip file or a path inside
+    one (as zipimport reads ``sys.path`` entries); else None.  ``stat`` only."""
+    p = os.path.normpath(path)
+    inner = []
+    while True:
+        try:
+            if os.path.isfile(p):
+                return p, "/".join(reversed(inner))
+            if os.path.isdir(p):
+                return None
+        except (OSError, TypeError, ValueError):
+            return None
+        head, tail = os.path.split(p)
+        if not tail or head == p:
+            return None
+        inner.append(tail)
+        p = head
+
+
+def _zip_distributions(directory, path):
+    """The ``*.dist-info``/``*.egg-info`` directories inside a zip (a wheel on
+    ``PYTHONPATH``) at ``path``; ``zipfile`` is imported only here."""
+    found = archive_of(path)
+    if found is None:
+        return []
+    archive, inner = found
+    try:
+        import zipfile
+
+        with zipfile.ZipFile(archive) as zf:
+            names = zf.namelist()
+    except Exception:
+        return []
+    prefix = inner + "/" if inner else ""
+    tops = set()
+    for member in names:
+        if member.startswith(prefix):
+            first = member[len(prefix):].split("/", 1)[0]
+            if _metadata_kind(first) and "/" in member[len(prefix):]:
+                tops.add(first)
+    base = (directory or os.curdir).rstrip("/") + "/"
+    out = []
+    for name in sorted(tops):
+        dist = Distribution(directory, base + name, _metadata_kind(name), True)
+        dist.archive = (archive, prefix + name)
+        out.append(dist)
     return out
 
 

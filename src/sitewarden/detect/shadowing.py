@@ -403,7 +403,8 @@ def _hidden_case(name, winner, portions):
     wi, wentry, wspec = winner
     f, classes = _exact_classes(wentry, *[e for _, e in portions])
     wcls, pclasses = classes[0], classes[1:]
-    if wcls in ("distro", "stdlib") or (f["venv"] and wcls == "local"):
+    if wcls in ("distro", "stdlib") or (f["venv"] and wcls == "local") or \
+            program_bundle(wentry):
         return None
     hidden = [(i, e) for (i, e), c in zip(portions, pclasses) if c == "distro"]
     if not hidden:
@@ -436,6 +437,25 @@ def format_hidden(case, marker_applies=None):
                 shown or "them", advice(case, marker_applies)))
 
 
+def program_bundle(entry):
+    """Is ``entry`` a zip archive that the program runs from or put on ``sys.path`` itself
+    (a zipapp, ``python pip.whl/pip``, get-pip's ``pip.zip``), rather than one the user's
+    configuration names (``PYTHONPATH``, a ``.pth`` path line)?  Its copies are the
+    program's own: removing them is not the user's move, and the distro's programs never
+    see them (they do not run with that entry), so they are not reported."""
+    from . import layout
+    from .distinfo import archive_of
+
+    n = layout.norm(entry)
+    if archive_of(n) is None:
+        return False
+    if n in set(layout.norm(p) for p in layout.pythonpath_entries()):
+        return False
+    f = layout.current()[0]
+    dirs = ([f["user"]] if f.get("user") else []) + list(f.get("site_dirs") or ())
+    return n not in layout.pth_entries([d for d in dirs if d])[0]
+
+
 def _exact_classes(*entries):
     from . import layout
 
@@ -457,6 +477,8 @@ def _case_from(name, winner, distro_copy, winner_origin=None):
         return None
     if f["venv"] and wcls == "local":
         return None  # a venv's own packages shadowing the system's: what venvs are for
+    if program_bundle(wentry):
+        return None
     wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin)
     sdata, sdist = describe_copy(name, di, dentry, dspec, dcls)
     consumer_dirs = [e for e in sys.path if isinstance(e, str) and _is_candidate(e)]
