@@ -7,7 +7,8 @@ imported in a guarded process.  This module reads ``*.dist-info``
 (``METADATA``, ``top_level.txt``, ``RECORD``), ``*.egg-info`` directories and
 files (``PKG-INFO``, ``top_level.txt``, ``requires.txt``,
 ``installed-files.txt``) and ``.egg`` entries (directories and zips) of one
-directory at a time, on demand.  Fedora's RPM metadata (no ``RECORD``, no
+directory at a time, on demand, and the ``*.dist-info`` inside a zip or wheel on
+``sys.path`` (``zipfile`` is imported only when such an entry is involved).  Fedora's RPM metadata (no ``RECORD``, no
 ``top_level.txt``) falls back to the normalised name.  Ownership of a module
 is decided by where its file is, never by the first metadata found.
 
