@@ -328,7 +328,9 @@ def test_scenario_7_single_file_modules_and_eggs(guarded):
     (msg,) = [w for w in r.warnings() if w.startswith("'pyparsing'")]
     assert "pyparsing 3.0.4" in msg and str(egg / "pyparsing.py") in msg
     assert "packaging 20.9 requires 'pyparsing<3'" in msg
-    assert "a directory added by a .pth file" in msg
+    pth = g.local / "easy-install.pth"
+    assert "a directory added to sys.path by %s" % pth in msg
+    assert "consider removing the line that adds %s from %s" % (egg, pth) in msg
     (msg,) = [w for w in r.warnings() if w.startswith("'zipped'")]
     assert "zipped 2.0" in msg
     report = g.check()

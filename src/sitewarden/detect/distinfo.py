@@ -8,9 +8,10 @@ imported in a guarded process.  This module reads ``*.dist-info``
 files (``PKG-INFO``, ``top_level.txt``, ``requires.txt``,
 ``installed-files.txt``) and ``.egg`` entries (directories and zips) of one
 directory at a time, on demand, and the ``*.dist-info`` inside a zip or wheel on
-``sys.path`` (``zipfile`` is imported only when such an entry is involved).  Fedora's RPM metadata (no ``RECORD``, no
-``top_level.txt``) falls back to the normalised name.  Ownership of a module
-is decided by where its file is, never by the first metadata found.
+``sys.path`` (``zipfile`` is imported only when such an entry is involved).
+Fedora's RPM metadata (no ``RECORD``, no ``top_level.txt``) falls back to the
+normalised name.  Ownership of a module is decided by where its file is, never
+by the first metadata found.
 
 Versions and requirements use ``packaging`` through
 :func:`sitewarden._vendored.modules` (imported on first need).  Garbage
@@ -345,6 +346,18 @@ class Distribution:
                     names.add(name)
         return names
 
+    def editable(self):
+        """PEP 610: ``direct_url.json`` says ``"editable": true``."""
+        text = self._member("direct_url.json") if self.kind == "dist-info" else None
+        if not text:
+            return False
+        try:
+            import json
+
+            return bool(json.loads(text).get("dir_info", {}).get("editable"))
+        except Exception:
+            return False
+
     def requires(self):
         """Requirement strings (markers included), as ``importlib.metadata``
         gives them: ``Requires-Dist`` headers, else ``requires.txt``."""
@@ -498,6 +511,36 @@ def _zip_distributions(directory, path):
         dist = Distribution(directory, base + name, _metadata_kind(name), True)
         dist.archive = (archive, prefix + name)
         out.append(dist)
+    return out
+
+
+def pth_owner(pth):
+    """The distribution that installed the ``.pth`` file ``pth`` (its RECORD lists it:
+    PEP 660 ``__editable__.*.pth``, flit's and hatchling's editable ``.pth``), or None."""
+    try:
+        directory, name = os.path.split(pth)
+        for dist in distributions(directory):
+            files = dist.files()
+            if files and name in files:
+                return dist
+    except Exception:
+        pass
+    return None
+
+
+def pth_paths(dist):
+    """The directories that the ``.pth`` files ``dist`` installed add to ``sys.path``."""
+    out = []
+    try:
+        for rel in dist.files() or ():
+            if "/" in rel or not rel.endswith(".pth"):
+                continue
+            text = _decode(_read_file(os.path.join(dist.location or os.curdir, rel)))
+            for line in (text or "").splitlines():
+                if line.strip() and not line.startswith(("#", "import ", "import\t")):
+                    out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
+    except Exception:
+        pass
     return out
 
 

@@ -100,12 +100,19 @@ def _pkgutil_style(spec):
 # ---------------------------------------------------------------- describing copies
 
 
-def describe_copy(module, index, entry, spec, cls, origin=None):
-    """``(json dict, Distribution or None)`` for one copy of ``module``."""
+def describe_copy(module, index, entry, spec, cls, origin=None, pth=None):
+    """``(json dict, Distribution or None)`` for one copy of ``module``.  ``pth``: the
+    ``.pth`` file whose path line put ``entry`` on ``sys.path``; when no metadata in
+    ``entry`` claims the module, the distribution that installed that ``.pth`` owns it
+    (an editable install: PEP 660 ``__editable__.*.pth``, flit, hatchling)."""
     from . import distinfo
 
     origin = origin or spec.origin
     dist = distinfo.owner(module, origin, entry)
+    editable = False
+    if dist is None and pth:
+        dist = distinfo.pth_owner(pth)
+        editable = dist is not None
     path = copy_path(spec) if spec is not None else origin
     data = {
         "index": index,
@@ -117,6 +124,9 @@ def describe_copy(module, index, entry, spec, cls, origin=None):
         "version": dist.version if dist is not None else None,
         "metadata": dist.path if dist is not None else None,
     }
+    if pth:
+        data["pth"] = pth
+        data["editable"] = editable
     return data, dist
 
 
@@ -184,6 +194,10 @@ def _where(copy):
     entry = copy["entry"]
     if cls == "script":
         return "the current directory" if entry in ("", ".") else "the script's directory"
+    if cls == "pth" and copy.get("pth"):
+        if copy.get("editable"):
+            return "an editable install whose %s adds %s to sys.path" % (copy["pth"], entry)
+        return "a directory added to sys.path by %s" % copy["pth"]
     return {
         "local": "the local install directory",
         "user": "the user site",
@@ -206,7 +220,7 @@ def advice(case, marker_applies=None):
     """What to do, for the copy that wins."""
     w = case["winner"]
     cls = w["class"]
-    if cls in ("local", "user") and w.get("distribution"):
+    if (cls in ("local", "user") or w.get("editable")) and w.get("distribution"):
         if marker_applies is None:
             try:
                 from ..guard.marker import applies
@@ -224,6 +238,8 @@ def advice(case, marker_applies=None):
     if cls == "script":
         return "consider renaming or removing %s" % w["path"]
     if cls == "pth":
+        if w.get("pth"):
+            return "consider removing the line that adds %s from %s" % (w["entry"], w["pth"])
         return "consider removing the .pth file that adds %s to sys.path" % w["entry"]
     return "consider removing %s or moving it out of sys.path" % w["path"]
 
@@ -451,9 +467,23 @@ def program_bundle(entry):
         return False
     if n in set(layout.norm(p) for p in layout.pythonpath_entries()):
         return False
+    return n not in _pth_map()
+
+
+def _pth_map():
+    """``{norm(path): .pth file}`` of the path lines of the ``.pth`` files ``site`` read
+    (read only when a shadowing copy needs it)."""
+    from . import layout
+
     f = layout.current()[0]
     dirs = ([f["user"]] if f.get("user") else []) + list(f.get("site_dirs") or ())
-    return n not in layout.pth_entries([d for d in dirs if d])[0]
+    return layout.pth_entries([d for d in dirs if d])[0]
+
+
+def _pth_adding(entry):
+    from . import layout
+
+    return _pth_map().get(layout.norm(entry))
 
 
 def _exact_classes(*entries):
@@ -479,7 +509,8 @@ def _case_from(name, winner, distro_copy, winner_origin=None):
         return None  # a venv's own packages shadowing the system's: what venvs are for
     if program_bundle(wentry):
         return None
-    wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin)
+    wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin,
+                                 pth=_pth_adding(wentry) if wcls == "pth" else None)
     sdata, sdist = describe_copy(name, di, dentry, dspec, dcls)
     consumer_dirs = [e for e in sys.path if isinstance(e, str) and _is_candidate(e)]
     _, classes = _exact_classes(*consumer_dirs) if consumer_dirs else (None, [])
@@ -685,8 +716,13 @@ class _Scanner:
             elif subportions:
                 self.namespace(full, subportions, depth + 1)
 
+    def pth(self, index):
+        source = self.entries[index]["source"]
+        return source if isinstance(source, str) and source.endswith(".pth") else None
+
     def record(self, name, winner, shadowed):
-        wdata, wdist = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]))
+        wdata, wdist = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]),
+                                     pth=self.pth(winner[0]))
         sdatas, sdists = [], []
         for copy in shadowed:
             data, dist = describe_copy(name, copy[0], copy[1], copy[2], self.cls(copy[0]))
@@ -743,8 +779,7 @@ def _distribution_view(entries):
     return order, by_name
 
 
-def _module_present(dist, location):
-    """Is one of the modules the metadata claims importable from its own directory?"""
+def _module_names(dist):
     from . import distinfo
 
     names = dist.top_level()
@@ -752,7 +787,36 @@ def _module_present(dist, location):
         names = dist.top_level_from_files()
     if not names:
         names = set(distinfo.name_variants(dist.name or ""))
-    return any(name and find_in(name, location) is not None for name in names)
+    return sorted(n for n in names if n)
+
+
+def _module_present(dist, location):
+    """Is one of the modules the metadata claims importable from its own directory, or
+    from a directory that a ``.pth`` file it installed adds (an editable install)?"""
+    from . import distinfo
+
+    places = [location] + distinfo.pth_paths(dist)
+    return any(find_in(name, p) is not None for name in _module_names(dist) for p in places)
+
+
+def _stale_message(first, watched):
+    """The stale-metadata finding: what pip sees, and which copy Python imports."""
+    other_index, other, _cls = watched[0]
+    imported = None
+    for name in _module_names(first):
+        spec = find_in(name, other.location)
+        if spec is not None and spec.origin not in (None, "namespace"):
+            imported = copy_path(spec)
+            break
+    copy = "%s (%s %s)" % (imported, other.name, other.version or "no version") if imported \
+        else "the copy of %s (%s)" % (other.name, other.version or "no version")
+    if first.editable():
+        return ("%s %s: an editable install (metadata %s) that Python does not use: its "
+                "modules are found by a finder that comes after sys.path's, so Python imports "
+                "%s" % (first.name, first.version or "", first.path, copy))
+    return ("%s %s: metadata %s is what pip and importlib.metadata see, but its modules are "
+            "not in %s; Python imports %s" % (
+                first.name, first.version or "", first.path, first.location, copy))
 
 
 def _dist_json(index, dist, cls):
@@ -836,13 +900,8 @@ def collect():
             shadowed_names.add(key)
             effective.setdefault(key, []).append((first.version, "metadata", first.location))
         if not present and not venv_own:
-            findings.append(finding(
-                "stale-metadata", "low",
-                "%s %s: metadata %s is what pip and importlib.metadata see, but its modules "
-                "are not in %s; Python imports the copy of %s (%s)" % (
-                    first.name, first.version or "", first.path, first.location,
-                    watched[0][1].name, watched[0][1].version or "no version"),
-                distribution=first.name))
+            findings.append(finding("stale-metadata", "low", _stale_message(first, watched),
+                                    distribution=first.name))
 
     violations = _violations(shadowed_names, effective, order, by_name, entries)
     for v in violations:
