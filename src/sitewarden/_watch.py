@@ -104,10 +104,11 @@ def _check_startup_modules(index, candidates):
     ``site`` ran are never imported again: those of the index whose file is not
     in a distro candidate directory are checked now (a few string operations per
     module loaded at startup; ``shadowing`` is imported only for a suspect)."""
-    from .pathfacts import norm
+    from .pathfacts import norm, stdlib_names
 
+    stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
     for name, module in list(sys.modules.items()):
-        if name not in index or module is None:
+        if name not in index or module is None or name in stdlib:
             continue
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if not origin or not isinstance(origin, str) or not os.path.isabs(origin):

@@ -342,12 +342,13 @@ def startup_importer(name):
         origin = getattr(sys.modules.get(hook), "__file__", None)
         if origin:
             files.append((origin, False))
+    from .distinfo import _read_file  # O_NONBLOCK: a FIFO cannot hang the process
+
     for path, pth in files:
-        try:
-            with open(path, "rb") as f:
-                lines = f.read(1 << 20).decode("utf-8", "replace").splitlines()
-        except OSError:
+        data = _read_file(path)
+        if not data:
             continue
+        lines = data.decode("utf-8", "replace").splitlines()
         for number, line in enumerate(lines, 1):
             if pth and not line.startswith(("import ", "import\t")):
                 continue
