@@ -116,9 +116,9 @@ def test_module_imported_at_startup_that_shadows_is_reported(guarded_target):
     msg = shown["_distutils_hack"]
     assert msg.startswith("'_distutils_hack' was imported at startup by %s" % (
         t.local_dir / "distutils-precedence.pth")), msg
-    assert "setuptools %s" % SETUPTOOLS_LOCAL in msg and "setuptools %s" % SETUPTOOLS_DISTRO \
-        in msg, msg
-    assert str(t.distro_dir / "_distutils_hack") in msg
+    assert "(setuptools %s, the local install directory)" % SETUPTOOLS_LOCAL in msg, msg
+    assert re.search(r"%s \(setuptools \d" % re.escape(str(t.distro_dir / "_distutils_hack")),
+                     msg), msg  # Debian's own version, or the stand-in's
     # The warning points at the .pth line that imported it.
     ((filename, lineno, _, _),) = warnings_of(proc)
     assert (filename, lineno) == (str(t.local_dir / "distutils-precedence.pth"), 1)
@@ -184,14 +184,14 @@ version = "{version}"
 
 def editable_install(t, *projects: Path):
     """A real ``pip install -e`` (PEP 660) of ``projects`` into the local directory,
-    with the override: Debian's pip and setuptools on Debian, pip 24.0 and setuptools
-    69.5.1 from their wheels elsewhere."""
+    with the override: the distro's pip, setuptools and wheel where it has them
+    (Debian's), else pip 24.0, setuptools 69.5.1 and wheel 0.43.0 from their wheels."""
     argv = ["-m", "pip", "install", "--no-index", "--no-deps", "--no-build-isolation",
             "--break-system-packages", "--disable-pip-version-check", "-q"]
     for p in projects:
         argv += ["-e", str(p)]
     env = {"PIP_NO_CACHE_DIR": "1"}
-    if not t.interp.is_debian_system:
+    if not all(exists(t, t.distro_dir / name) for name in ("pip", "setuptools", "wheel")):
         env["PYTHONPATH"] = ":".join(str(p) for p in (
             pip_dir("24.0"), unpacked(wheel("setuptools", SETUPTOOLS_LOCAL)),
             unpacked(wheel("wheel", "0.43.0"))))
@@ -323,7 +323,8 @@ def test_metadata_inside_a_wheel_on_pythonpath_is_read(guarded_target):
     assert proc.returncode == 0 and proc.stdout.strip() == "3.0.1", proc.stderr
     msg = about(proc)["pyparsing"]
     assert "%s (pyparsing 3.0.1, a PYTHONPATH entry)" % (whl / "pyparsing") in msg, msg
-    assert "httplib2 0.20.4 requires '%s'" % HTTPLIB2_REQ in msg, msg
+    assert re.search(r"pyparsing 3\.0\.1 violates the requirements of distro packages: "
+                     r"httplib2 \S+ requires 'pyparsing", msg), msg  # Debian's, or 0.20.4's
     assert "consider removing %s from PYTHONPATH" % whl in msg
 
     report = check_json(t, env=env, cwd=str(d))

@@ -25,8 +25,9 @@ examples:
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
-  SITEWARDEN_DISABLE=1            the guard does nothing in that process (escape hatch)
-  SITEWARDEN_SILENCE=shadow,path  silence warnings (all, 1: every kind); never lifts a block
+  SITEWARDEN_DISABLE=1                the guard does nothing in that process (escape hatch)
+  SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
+  PYTHONWARNINGS=ignore:::sitewarden  silence them with Python's filter (-W ignore:::sitewarden)
 
 exit status: 0 success / clean, 1 findings (check), 2 error
 """
