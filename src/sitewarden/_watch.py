@@ -107,8 +107,10 @@ def _check_startup_modules(index, candidates):
     from .pathfacts import norm, stdlib_names
 
     stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
+    own = __name__.partition(".")[0]  # the guard's two copies (install's, the Debian
+    # package's): one runs, the other stays silent, ``status`` reports both
     for name, module in list(sys.modules.items()):
-        if name not in index or module is None or name in stdlib:
+        if name not in index or module is None or name in stdlib or name == own:
             continue
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if not origin or not isinstance(origin, str) or not os.path.isabs(origin):
