@@ -107,13 +107,15 @@ def test_duplicated_submodule_of_a_namespace_package_warns(guarded):
 
 def test_regular_package_over_a_distro_namespace(guarded):
     """A local regular ``lazr/__init__.py`` hides the distro's namespace portion
-    (check: hidden-namespace); one that extends its ``__path__`` (pkgutil
+    (a warning at import; check: hidden-namespace); one that extends its ``__path__`` (pkgutil
     style) does not, but its duplicated real module is still reported."""
     g = guarded()
     debian_like(g, local=False)
     make_dist(g.local, "lazr.core", "1.0", {"lazr/__init__.py": ""}, installer="pip")
     r = g.imports("lazr.uri")
-    assert r.warnings() == [] and r.imported("lazr.uri")[1].startswith("ModuleNotFoundError")
+    assert r.warned_about() == ["lazr"], r.warnings()  # warned before the import fails
+    assert "hides the distro's namespace package" in r.warnings()[0]
+    assert r.imported("lazr.uri")[1].startswith("ModuleNotFoundError")
     report = g.check()
     (hidden,) = report["shadowing"]["hidden_namespaces"]
     assert hidden["module"] == "lazr" and hidden["hidden"][0]["path"] == str(g.distro / "lazr")
@@ -326,7 +328,9 @@ def test_scenario_7_single_file_modules_and_eggs(guarded):
     (msg,) = [w for w in r.warnings() if w.startswith("'pyparsing'")]
     assert "pyparsing 3.0.4" in msg and str(egg / "pyparsing.py") in msg
     assert "packaging 20.9 requires 'pyparsing<3'" in msg
-    assert "a directory added by a .pth file" in msg
+    pth = g.local / "easy-install.pth"
+    assert "a directory added to sys.path by %s" % pth in msg
+    assert "consider removing the line that adds %s from %s" % (egg, pth) in msg
     (msg,) = [w for w in r.warnings() if w.startswith("'zipped'")]
     assert "zipped 2.0" in msg
     report = g.check()

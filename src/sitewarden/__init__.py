@@ -91,6 +91,7 @@ def find_spec(fullname, path=None, target=None):
                         _call(name, _this())
                     except Exception:
                         pass
+                hook = HOOKS.get(fullname)  # the watch may have armed this very import
             if path is None and "." not in fullname:
                 for check in _checks:
                     try:

@@ -96,6 +96,33 @@ def _start_shadow(finder, suffixes):
             index.setdefault(name, []).append(entry)
     if index:
         finder._checks.append(_make_check(index))
+        _check_startup_modules(index, candidates)
+
+
+def _check_startup_modules(index, candidates):
+    """Modules that ``.pth`` files, sitecustomize or usercustomize imported while
+    ``site`` ran are never imported again: those of the index whose file is not
+    in a distro candidate directory are checked now (a few string operations per
+    module loaded at startup; ``shadowing`` is imported only for a suspect)."""
+    from .pathfacts import norm, stdlib_names
+
+    stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
+    own = __name__.partition(".")[0]  # the guard's two copies (install's, the Debian
+    # package's): one runs, the other stays silent, ``status`` reports both
+    for name, module in list(sys.modules.items()):
+        if name not in index or module is None or name in stdlib or name == own:
+            continue
+        origin = getattr(getattr(module, "__spec__", None), "origin", None)
+        if not origin or not isinstance(origin, str) or not os.path.isabs(origin):
+            continue  # built in, frozen, a namespace package
+        entry = os.path.dirname(origin)
+        if getattr(module, "__path__", None) is not None:
+            entry = os.path.dirname(entry)
+        if norm(entry) in candidates:
+            continue  # the distro's own copy
+        from .detect.shadowing import on_startup_module
+
+        on_startup_module(name, module)
 
 
 def _make_check(index):

@@ -25,8 +25,9 @@ examples:
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
-  SITEWARDEN_DISABLE=1            the guard does nothing in that process (escape hatch)
-  SITEWARDEN_SILENCE=shadow,path  silence warnings (all, 1: every kind); never lifts a block
+  SITEWARDEN_DISABLE=1                the guard does nothing in that process (escape hatch)
+  SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
+  PYTHONWARNINGS=ignore:::sitewarden  silence them with Python's filter (-W ignore:::sitewarden)
 
 exit status: 0 success / clean, 1 findings (check), 2 error
 """
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("uninstall", help="remove the guard from an interpreter",
                        description="Remove exactly what install wrote.")
     _add_target_options(p, where=True)
+    p.add_argument("--hook", choices=deploy.HOOKS, default=None,
+                   help="accepted as install took it; whatever hook was deployed is removed")
 
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active")
     _add_target_options(p, where=False)
@@ -168,8 +171,12 @@ def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
         hint = ("; deployed in: %s (use --site-dir or --user)" % ", ".join(elsewhere)
                 if elsewhere else "")
         raise UsageError("no sitewarden deployment in %s%s" % (site_dir, hint))
+    deployed_hook = deploy.read_deployment(site_dir).hook
     removal = deploy.uninstall(site_dir)
     print("%s sitewarden from %s" % (style.good("removed"), site_dir))
+    if args.hook is not None and deployed_hook and args.hook != deployed_hook:
+        print("  %s it was deployed with --hook %s, not %s; removed all the same"
+              % (style.warn("note:"), deployed_hook, args.hook))
     for problem in removal.problems:
         print("  %s %s" % (style.warn("note:"), problem))
     if blocks and deploy.remove_orphaned_block(blocks[0]):
@@ -193,6 +200,9 @@ def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -
         "active_version": startup.get("version"),
         "startup_stderr": startup.get("stderr", ""),
         "marker": target.marker,
+        # Set in the caller's environment, it turns the guard off in what it starts.
+        "disabled_by": "SITEWARDEN_DISABLE" if _disabled_here() else None,
+        "disabled_value": _disabled_here(),
     }
 
 
@@ -219,6 +229,28 @@ def _each(args: argparse.Namespace, collect: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _disabled_here() -> str | None:
+    """``SITEWARDEN_DISABLE``'s value when it disables the guard (as ``activate()`` reads it)."""
+    value = os.environ.get("SITEWARDEN_DISABLE", "0")
+    return None if value in ("", "0") else value
+
+
+def _default_target_note(args: argparse.Namespace) -> str | None:
+    """Without ``--python`` in a venv (pipx's, ``python3 -m venv``), the target is the
+    venv's own python: say so, and how to look at the system's."""
+    if args.python is not None:
+        return None
+    from ..guard.marker import in_virtualenv
+
+    if not in_virtualenv():
+        return None
+    system = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else (
+        targets.base_interpreter_hint() or "python3")
+    return ("note: no --python given: this is %s, the python of the virtual environment "
+            "sitewarden runs in (%s), not a system interpreter; for the system's: sitewarden "
+            "%s --python %s" % (sys.executable, sys.prefix, args.command, system))
+
+
 def cmd_status(args: argparse.Namespace, style: Style) -> int:
     if args.all:
         items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
@@ -229,10 +261,15 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
         return 2 if any("error" in i for i in items) else 0
     target = targets.probe_target(args.python)
     data = status_data(target)
+    note = _default_target_note(args)
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
+        if note:
+            print("sitewarden: " + note, file=sys.stderr)
     else:
         print(render_status(data, style))
+        if note:
+            print(style.warn(note))
     return 0
 
 
@@ -242,7 +279,8 @@ def check_data(python: str | None) -> dict[str, Any]:
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)
     report["guard"] = {k: status[k] for k in
-                       ("deployments", "orphans", "active", "active_module", "active_version")}
+                       ("deployments", "orphans", "active", "active_module", "active_version",
+                        "disabled_by", "disabled_value")}
     for orphan in status["orphans"]:
         loud = orphan["kind"] == "start" and orphan["effect"].startswith("every start")
         report["findings"].append(finding(
@@ -251,6 +289,11 @@ def check_data(python: str | None) -> dict[str, Any]:
                 orphan["hook"], orphan["problem"], orphan["effect"], orphan["remove"],
                 orphan["uninstall"]),
             hook=orphan["hook"], command=orphan["remove"]))
+    if status["disabled_by"]:
+        report["findings"].append(finding(
+            "guard-disabled-here", "info",
+            "SITEWARDEN_DISABLE=%s in this environment: the guard is off in every process "
+            "started from it" % status["disabled_value"]))
     if not status["active"]:
         applies = report["marker"]["applies"]
         report["findings"].append(finding(
@@ -280,10 +323,15 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
                 for r in items))
         return max(_check_status(r) for r in items)
     report = check_data(args.python)
+    note = _default_target_note(args)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
+        if note:
+            print("sitewarden: " + note, file=sys.stderr)
     else:
         print(render_check(report, style))
+        if note:
+            print(style.warn(note))
     return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
 
 

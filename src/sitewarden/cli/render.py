@@ -87,6 +87,23 @@ def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> 
         else style.dim(" [silent: another copy is loaded]"))
 
 
+def _active_line(data: dict[str, Any], style: Style) -> str:
+    """Whether a start loads the guard, and whether this environment turns it off."""
+    module = data.get("active_module")
+    if data.get("active") and data.get("disabled_value"):
+        return ("  active at startup: %s: SITEWARDEN_DISABLE=%s in this environment: the guard "
+                "is off in every process started from it (a start without it loads %s)" % (
+                    style.warn("no, not here"), data["disabled_value"], module or "it"))
+    if data.get("active"):
+        return "  active at startup: %s%s" % (style.good("yes"), " (%s)" % module if module
+                                              else "")
+    line = "  active at startup: %s" % style.warn("no")
+    if data.get("disabled_value"):
+        line += " (and SITEWARDEN_DISABLE=%s in this environment: the guard is off in every " \
+            "process started from it)" % data["disabled_value"]
+    return line
+
+
 def render_status(data: dict[str, Any], style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data["python"], data["python_version"]))]
@@ -96,9 +113,7 @@ def render_status(data: dict[str, Any], style: Style) -> str:
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     lines.extend(render_orphans(data.get("orphans") or [], style))
-    active = style.good("yes") if data["active"] else style.warn("no")
-    extra = " (%s)" % data["active_module"] if data["active"] and data["active_module"] else ""
-    lines.append("  active at startup: %s%s" % (active, extra))
+    lines.append(_active_line(data, style))
     if data.get("startup_stderr"):
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
         lines.append(_indent(data["startup_stderr"].rstrip()))
@@ -120,6 +135,9 @@ def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
         if data.get("virtualenv") or not data["marker"].get("applies"):
             guard += style.dim(" (PEP 668 marker %s)" % (
                 "absent" if not data["marker"].get("marker_exists") else "not applied"))
+        if data.get("disabled_value"):
+            guard += style.warn(" (SITEWARDEN_DISABLE=%s in this environment: the guard is off "
+                                "in every process started from it)" % data["disabled_value"])
         lines.append("%s (Python %s%s): %s" % (
             style.bold(data["python"]), data["python_version"],
             "; also " + names if names else "", guard))
@@ -185,8 +203,9 @@ def _copy_line(label: str, copy: dict[str, Any]) -> str:
 def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
     """Each shadowed module with both copies, and the requirements it breaks."""
     modules = data.get("modules", [])
-    lines = [style.bold("Shadowed modules (%d)" % len(modules))]
-    if not modules:
+    hidden_namespaces = data.get("hidden_namespaces", [])
+    lines = [style.bold("Shadowed modules (%d)" % (len(modules) + len(hidden_namespaces)))]
+    if not modules and not hidden_namespaces:
         lines.append("  " + style.good("none"))
     for case in modules:
         lines.append("  %s %s%s" % (style.severity(case["severity"]), case["module"],
@@ -202,10 +221,12 @@ def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
             lines.append("    %s %s %s requires '%s': %s" % (
                 "required:", req["consumer"], req.get("consumer_version") or "",
                 req["requirement"], mark))
-    for hidden in data.get("hidden_namespaces", []):
-        lines.append("  %s %s: %s hides %s" % (
-            style.severity("medium"), hidden["module"], hidden["winner"]["path"],
-            ", ".join(h["path"] for h in hidden["hidden"])))
+    for hidden in hidden_namespaces:
+        lines.append("  %s %s: the regular package %s hides the distro's namespace package" % (
+            style.severity("medium"), hidden["module"], hidden["winner"]["path"]))
+        lines.append(_copy_line("imported:", hidden["winner"]))
+        for h in hidden["hidden"]:
+            lines.append("    hidden:   %s  [namespace portion, %s]" % (h["path"], h["class"]))
     stale = [d for d in data.get("distributions", []) if not d.get("modules_present")]
     for dist in stale:
         lines.append("  %s %s: metadata %s without its modules" % (
@@ -226,8 +247,7 @@ def render_check(report: dict[str, Any], style: Style) -> str:
     lines.append("  deployed: %s" % (", ".join(d["site_dir"] for d in deps) if deps
                                     else style.warn("nowhere")))
     lines.extend(render_orphans(guard.get("orphans") or [], style))
-    lines.append("  active at startup: %s" % (style.good("yes") if guard.get("active")
-                                              else style.warn("no")))
+    lines.append(_active_line(guard, style))
     if report.get("layout"):
         lines.append("")
         lines.extend(render_layout(report["layout"], style))

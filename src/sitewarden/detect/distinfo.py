@@ -7,9 +7,11 @@ imported in a guarded process.  This module reads ``*.dist-info``
 (``METADATA``, ``top_level.txt``, ``RECORD``), ``*.egg-info`` directories and
 files (``PKG-INFO``, ``top_level.txt``, ``requires.txt``,
 ``installed-files.txt``) and ``.egg`` entries (directories and zips) of one
-directory at a time, on demand.  Fedora's RPM metadata (no ``RECORD``, no
-``top_level.txt``) falls back to the normalised name.  Ownership of a module
-is decided by where its file is, never by the first metadata found.
+directory at a time, on demand, and the ``*.dist-info`` inside a zip or wheel on
+``sys.path`` (``zipfile`` is imported only when such an entry is involved).
+Fedora's RPM metadata (no ``RECORD``, no ``top_level.txt``) falls back to the
+normalised name.  Ownership of a module is decided by where its file is, never
+by the first metadata found.
 
 Versions and requirements use ``packaging`` through
 :func:`sitewarden._vendored.modules` (imported on first need).  Garbage
@@ -170,6 +172,8 @@ class Distribution:
         self.kind = kind
         self._cache = {}
         self._is_dir = is_dir  # known from the directory scan, else looked up once
+        #: ``(zip file, member directory)`` for metadata inside a zip or wheel on sys.path
+        self.archive = None
 
     @property
     def is_dir(self):
@@ -187,7 +191,9 @@ class Distribution:
         if key in self._cache:
             return self._cache[key]
         text = None
-        if self.kind == "egg":
+        if self.archive is not None:
+            text = _decode(_read_bytes(self.archive[0], self.archive[1] + "/" + name))
+        elif self.kind == "egg":
             if self.is_dir:
                 text = _decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
             else:
@@ -235,7 +241,7 @@ class Distribution:
         ``requires.txt``), separators and case folded, before anything is
         parsed: False means no requirement of it names one of them.
         """
-        if self.kind == "egg" or not needles:
+        if self.kind == "egg" or self.archive is not None or not needles:
             return True
         if self.kind == "dist-info":
             sources = (self.path + "/METADATA",)
@@ -340,6 +346,18 @@ class Distribution:
                     names.add(name)
         return names
 
+    def editable(self):
+        """PEP 610: ``direct_url.json`` says ``"editable": true``."""
+        text = self._member("direct_url.json") if self.kind == "dist-info" else None
+        if not text:
+            return False
+        try:
+            import json
+
+            return bool(json.loads(text).get("dir_info", {}).get("editable"))
+        except Exception:
+            return False
+
     def requires(self):
         """Requirement strings (markers included), as ``importlib.metadata``
         gives them: ``Requires-Dist`` headers, else ``requires.txt``."""
@@ -430,6 +448,9 @@ def distributions(directory):
         try:
             with os.scandir(key) as it:
                 found = sorted((e.name, e) for e in it if _metadata_kind(e.name))
+        except NotADirectoryError:  # a zip or wheel on sys.path, or a directory inside one
+            found = []
+            out = _zip_distributions(directory, key)
         except (OSError, TypeError, ValueError):
             found = []
         base = (directory or os.curdir).rstrip("/") + "/"
@@ -440,6 +461,86 @@ def distributions(directory):
                 is_dir = False
             out.append(Distribution(directory, base + name, _metadata_kind(name), is_dir))
     _dir_cache[key] = (stamp, out)
+    return out
+
+
+def archive_of(path):
+    """``(zip file, member directory or '')`` when ``path`` is a zip file or a path inside
+    one (as zipimport reads ``sys.path`` entries); else None.  ``stat`` only."""
+    p = os.path.normpath(path)
+    inner = []
+    while True:
+        try:
+            if os.path.isfile(p):
+                return p, "/".join(reversed(inner))
+            if os.path.isdir(p):
+                return None
+        except (OSError, TypeError, ValueError):
+            return None
+        head, tail = os.path.split(p)
+        if not tail or head == p:
+            return None
+        inner.append(tail)
+        p = head
+
+
+def _zip_distributions(directory, path):
+    """The ``*.dist-info``/``*.egg-info`` directories inside a zip (a wheel on
+    ``PYTHONPATH``) at ``path``; ``zipfile`` is imported only here."""
+    found = archive_of(path)
+    if found is None:
+        return []
+    archive, inner = found
+    try:
+        import zipfile
+
+        with zipfile.ZipFile(archive) as zf:
+            names = zf.namelist()
+    except Exception:
+        return []
+    prefix = inner + "/" if inner else ""
+    tops = set()
+    for member in names:
+        if member.startswith(prefix):
+            first = member[len(prefix):].split("/", 1)[0]
+            if _metadata_kind(first) and "/" in member[len(prefix):]:
+                tops.add(first)
+    base = (directory or os.curdir).rstrip("/") + "/"
+    out = []
+    for name in sorted(tops):
+        dist = Distribution(directory, base + name, _metadata_kind(name), True)
+        dist.archive = (archive, prefix + name)
+        out.append(dist)
+    return out
+
+
+def pth_owner(pth):
+    """The distribution that installed the ``.pth`` file ``pth`` (its RECORD lists it:
+    PEP 660 ``__editable__.*.pth``, flit's and hatchling's editable ``.pth``), or None."""
+    try:
+        directory, name = os.path.split(pth)
+        for dist in distributions(directory):
+            files = dist.files()
+            if files and name in files:
+                return dist
+    except Exception:
+        pass
+    return None
+
+
+def pth_paths(dist):
+    """The directories that the ``.pth`` files ``dist`` installed add to ``sys.path``."""
+    out = []
+    try:
+        for rel in dist.files() or ():
+            if "/" in rel or not rel.endswith(".pth"):
+                continue
+            text = _decode(_read_file(os.path.join(dist.location or os.curdir, rel)))
+            for line in (text or "").splitlines():
+                if line.strip() and not line.startswith(("#", "import ", "import\t")):
+                    out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
+    except Exception:
+        pass
     return out
 
 

@@ -4,8 +4,9 @@ Thread-safe without ``threading``: a lock from ``_thread`` (built in, loaded at
 startup) guards only the check-and-set of the key, never an import nor a
 call that could block, so racing imports cannot deadlock on it.  The warning
 is attributed to the line that imported the module (frames of sitewarden and
-of ``importlib._bootstrap`` are skipped), so ``-W``/``PYTHONWARNINGS``
-filters and pytest's capture work as for any other warning.  Runtime module.
+of ``importlib._bootstrap`` are skipped) and to the module ``sitewarden``, so
+``-W``/``PYTHONWARNINGS`` filters (``ignore:::sitewarden``) and pytest's
+capture work as for any other warning.  Runtime module.
 """
 
 import os
@@ -72,9 +73,15 @@ def stacklevel():
     return level + 1, None
 
 
-def emit(kind, key, message, category_name):
+def emit(kind, key, message, category_name, where=None):
     """Warn ``message`` (category ``sitewarden.<category_name>``) once per ``key``,
-    unless ``SITEWARDEN_SILENCE`` silences ``kind``.  Returns True if it warned."""
+    unless ``SITEWARDEN_SILENCE`` silences ``kind``.  Returns True if it warned.
+
+    The warning points at ``where`` (``(filename, lineno)``: the ``.pth`` line that
+    imported a module at startup), else at the line that imported the module.  Its
+    module, for filters, is ``sitewarden`` (``-W ignore:::sitewarden``: a standard
+    filter that CPython accepts at startup, unlike a category of a package that is
+    not importable yet)."""
     from ..settings import silenced
 
     if silenced(kind) or not claim((kind, key)):
@@ -85,17 +92,24 @@ def emit(kind, key, message, category_name):
     category = getattr(package, category_name)
     if claim("warnoptions"):
         apply_warnoptions(package)
-    level, frame = stacklevel()
+    module_globals = None
+    if where is not None:
+        filename, lineno = where
+    else:
+        frame = stacklevel()[1]
+        if frame is not None:
+            filename, lineno = frame.f_code.co_filename, frame.f_lineno
+            if getattr(frame.f_globals.get("__spec__"), "loader", None) is not None:
+                module_globals = frame.f_globals  # linecache reads a zipped module's line
+        else:  # where warnings itself puts a warning with no frame
+            filename, lineno = ("<sys>", 0) if sys.version_info >= (3, 13) else ("sys", 1)
     try:
-        warnings.warn(message, category, stacklevel=level)
+        warnings.warn_explicit(message, category, filename, lineno, module=package.__name__,
+                               module_globals=module_globals)
     except category:
         # An "error" filter: the guard never fails an import (it fails open),
         # so the warning is shown instead of raised.
-        if frame is not None:
-            warnings.showwarning(message, category, frame.f_code.co_filename, frame.f_lineno)
-        else:  # where warnings itself puts a warning with no frame
-            warnings.showwarning(message, category, *(("<sys>", 0) if sys.version_info >= (3, 13)
-                                                      else ("sys", 1)))
+        warnings.showwarning(message, category, filename, lineno)
     return True
 
 

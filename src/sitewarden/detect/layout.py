@@ -134,11 +134,27 @@ def _stdlib_dirs(sysconfig, paths):
 
 def pythonpath_entries(environ=None):
     """``PYTHONPATH`` as the interpreter added it (absolute), unless ``-E``/``-I``."""
+    # An empty component (``PYTHONPATH=:/x``, what ``export PYTHONPATH=$PYTHONPATH:/x``
+    # gives) is the current directory, as CPython adds it; an empty variable adds nothing.
+    return [os.path.abspath(p) for p in pythonpath_components(environ)]
+
+
+def pythonpath_components(environ=None):
+    """``PYTHONPATH`` as written, split (``''`` for an empty component), unless ``-E``/``-I``."""
     if sys.flags.ignore_environment:
         return []
     environ = os.environ if environ is None else environ
     raw = environ.get("PYTHONPATH", "")
-    return [os.path.abspath(p) for p in raw.split(os.pathsep) if p]
+    return raw.split(os.pathsep) if raw else []
+
+
+def empty_pythonpath_entry(entry, environ=None):
+    """Is ``entry`` on ``sys.path`` only because ``PYTHONPATH`` has an empty component?"""
+    parts = pythonpath_components(environ)
+    if "" not in parts:
+        return False
+    n = norm(entry)
+    return n == norm("") and not any(p and norm(p) == n for p in parts)
 
 
 def has_script_entry():

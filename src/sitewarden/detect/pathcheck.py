@@ -74,6 +74,10 @@ def describe_entry(index, entry, pythonpath=None):
             return "the current directory ('' at sys.path[0])"
         return "the script's directory (%s, sys.path[0])" % entry
     if norm(entry) in pythonpath:
+        from .layout import empty_pythonpath_entry
+
+        if empty_pythonpath_entry(entry):
+            return "the empty PYTHONPATH entry (the current directory, %s)" % entry
         return "the PYTHONPATH entry %s" % entry
     return "%s, put ahead of the standard library at startup (by a .pth file's import " \
         "line or sitecustomize)" % entry

@@ -100,12 +100,19 @@ def _pkgutil_style(spec):
 # ---------------------------------------------------------------- describing copies
 
 
-def describe_copy(module, index, entry, spec, cls, origin=None):
-    """``(json dict, Distribution or None)`` for one copy of ``module``."""
+def describe_copy(module, index, entry, spec, cls, origin=None, pth=None):
+    """``(json dict, Distribution or None)`` for one copy of ``module``.  ``pth``: the
+    ``.pth`` file whose path line put ``entry`` on ``sys.path``; when no metadata in
+    ``entry`` claims the module, the distribution that installed that ``.pth`` owns it
+    (an editable install: PEP 660 ``__editable__.*.pth``, flit, hatchling)."""
     from . import distinfo
 
     origin = origin or spec.origin
     dist = distinfo.owner(module, origin, entry)
+    editable = False
+    if dist is None and pth:
+        dist = distinfo.pth_owner(pth)
+        editable = dist is not None
     path = copy_path(spec) if spec is not None else origin
     data = {
         "index": index,
@@ -117,6 +124,9 @@ def describe_copy(module, index, entry, spec, cls, origin=None):
         "version": dist.version if dist is not None else None,
         "metadata": dist.path if dist is not None else None,
     }
+    if pth:
+        data["pth"] = pth
+        data["editable"] = editable
     return data, dist
 
 
@@ -184,6 +194,10 @@ def _where(copy):
     entry = copy["entry"]
     if cls == "script":
         return "the current directory" if entry in ("", ".") else "the script's directory"
+    if cls == "pth" and copy.get("pth"):
+        if copy.get("editable"):
+            return "an editable install whose %s adds %s to sys.path" % (copy["pth"], entry)
+        return "a directory added to sys.path by %s" % copy["pth"]
     return {
         "local": "the local install directory",
         "user": "the user site",
@@ -206,7 +220,7 @@ def advice(case, marker_applies=None):
     """What to do, for the copy that wins."""
     w = case["winner"]
     cls = w["class"]
-    if cls in ("local", "user") and w.get("distribution"):
+    if (cls in ("local", "user") or w.get("editable")) and w.get("distribution"):
         if marker_applies is None:
             try:
                 from ..guard.marker import applies
@@ -224,6 +238,8 @@ def advice(case, marker_applies=None):
     if cls == "script":
         return "consider renaming or removing %s" % w["path"]
     if cls == "pth":
+        if w.get("pth"):
+            return "consider removing the line that adds %s from %s" % (w["entry"], w["pth"])
         return "consider removing the .pth file that adds %s to sys.path" % w["entry"]
     return "consider removing %s or moving it out of sys.path" % w["path"]
 
@@ -231,13 +247,22 @@ def advice(case, marker_applies=None):
 def format_case(case, marker_applies=None):
     """The warning: one paragraph naming both copies, the broken requirements
     and what to do."""
+    if case.get("hidden"):
+        return format_hidden(case, marker_applies)
     from .distinfo import compare_versions
 
     module = case["module"]
     w = case["winner"]
     s = case["shadowed"][0]
-    text = "'%s' is imported from %s (%s, %s), which shadows the distro's copy %s (%s)" % (
-        module, w["path"], _dist_text(w), _where(w), s["path"], _dist_text(s))
+    startup = case.get("startup")
+    if startup:
+        how = "was imported at startup %s from" % (
+            "by %s" % startup if startup is not True
+            else "(by a .pth file, sitecustomize or usercustomize)")
+    else:
+        how = "is imported from"
+    text = "'%s' %s %s (%s, %s), which shadows the distro's copy %s (%s)" % (
+        module, how, w["path"], _dist_text(w), _where(w), s["path"], _dist_text(s))
     if w.get("version") and s.get("version") and \
             compare_versions(w["version"], s["version"]) == "cannot compare":
         text += "; the versions cannot be compared (not PEP 440)"
@@ -277,6 +302,73 @@ def on_candidate(name):
         emit.emit("shadow", name, format_case(case), "ShadowWarning")
 
 
+def on_startup_module(name, module):
+    """``name`` was imported while ``site`` ran (by a ``.pth`` import line,
+    sitecustomize or usercustomize) from outside the distro directories: warn now
+    (the first import after startup) if that copy shadows the distro's."""
+    try:
+        from . import emit
+
+        if not emit.claim(("shadow-checked", name)):
+            return
+        case = runtime_case(name)
+        origin = getattr(getattr(module, "__spec__", None), "origin", None)
+        if case is None or not same_file(case["winner"]["file"], origin):
+            return
+        where = startup_importer(name)
+        case["startup"] = where[0] if where else True
+        emit.emit("shadow", name, format_case(case), "ShadowWarning", where=where)
+    except Exception:
+        pass
+
+
+def startup_importer(name):
+    """``(file, line number)`` of the first startup line that imports ``name``, in the
+    order ``site`` runs them: the ``.pth`` files' import lines (user site, then the site
+    directories, each sorted), then sitecustomize and usercustomize; or None."""
+    from ..pathfacts import site_dirs, user_site
+
+    files = []
+    site = sys.modules.get("site")
+    dirs = ([user_site()] if getattr(site, "ENABLE_USER_SITE", False) else []) + site_dirs()
+    for d in dirs:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".pth") and
+                           not n.startswith("."))
+        except (OSError, TypeError, ValueError):
+            continue
+        files.extend((os.path.join(d, n), True) for n in names)
+    for hook in ("sitecustomize", "usercustomize"):
+        origin = getattr(sys.modules.get(hook), "__file__", None)
+        if origin:
+            files.append((origin, False))
+    from .distinfo import _read_file  # O_NONBLOCK: a FIFO cannot hang the process
+
+    for path, pth in files:
+        data = _read_file(path)
+        if not data:
+            continue
+        lines = data.decode("utf-8", "replace").splitlines()
+        for number, line in enumerate(lines, 1):
+            if pth and not line.startswith(("import ", "import\t")):
+                continue
+            if _mentions(line, name):
+                return path, number
+    return None
+
+
+def _mentions(line, name):
+    start = line.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = line[start - 1] if start else " "
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = line.find(name, end)
+    return False
+
+
 def _is_candidate(entry):
     from ..pathfacts import is_candidate
 
@@ -312,12 +404,87 @@ def runtime_case(name):
             before.append((index, entry))
     if distro_copy is None:
         if distro_portions:
-            if winner is not None and _pkgutil_style(winner[2]):
+            if winner is not None:
+                if not _pkgutil_style(winner[2]):
+                    return _hidden_case(name, winner, distro_portions)
                 before.insert(0, (winner[0], winner[1]))
             if before:
                 _watch_namespace(name, before, distro_portions)
         return None
     return _case_from(name, winner, distro_copy)
+
+
+def _hidden_case(name, winner, portions):
+    """A regular package ``name`` earlier on ``sys.path`` than the distro's portions
+    of namespace package ``name``: their modules cannot be imported."""
+    wi, wentry, wspec = winner
+    f, classes = _exact_classes(wentry, *[e for _, e in portions])
+    wcls, pclasses = classes[0], classes[1:]
+    if wcls in ("distro", "stdlib") or (f["venv"] and wcls == "local") or \
+            program_bundle(wentry):
+        return None
+    hidden = [(i, e) for (i, e), c in zip(portions, pclasses) if c == "distro"]
+    if not hidden:
+        return None
+    wdata, _ = describe_copy(name, wi, wentry, wspec, wcls)
+    subs = set()
+    for _, entry in hidden:
+        subs |= top_level_names(_portion(entry, name))
+    return {
+        "module": name,
+        "winner": wdata,
+        "hidden": [{"index": i, "entry": e, "class": "distro", "path": _portion(e, name)}
+                   for i, e in hidden],
+        "submodules": sorted("%s.%s" % (name, sub) for sub in subs),
+    }
+
+
+def format_hidden(case, marker_applies=None):
+    """The warning for a regular package hiding a distro namespace package."""
+    module = case["module"]
+    w = case["winner"]
+    subs = case.get("submodules") or []
+    shown = ", ".join("'%s'" % s for s in subs[:6]) + (", ..." if len(subs) > 6 else "")
+    return ("'%s' is imported from %s (%s, %s), a regular package that hides the distro's "
+            "namespace package %s: %s cannot be imported. Distro programs that import %s "
+            "fail: %s." % (
+                module, w["path"], _dist_text(w), _where(w),
+                ", ".join(h["path"] for h in case["hidden"]),
+                "its modules (%s)" % shown if subs else "its modules",
+                shown or "them", advice(case, marker_applies)))
+
+
+def program_bundle(entry):
+    """Is ``entry`` a zip archive that the program runs from or put on ``sys.path`` itself
+    (a zipapp, ``python pip.whl/pip``, get-pip's ``pip.zip``), rather than one the user's
+    configuration names (``PYTHONPATH``, a ``.pth`` path line)?  Its copies are the
+    program's own: removing them is not the user's move, and the distro's programs never
+    see them (they do not run with that entry), so they are not reported."""
+    from . import layout
+    from .distinfo import archive_of
+
+    n = layout.norm(entry)
+    if archive_of(n) is None:
+        return False
+    if n in set(layout.norm(p) for p in layout.pythonpath_entries()):
+        return False
+    return n not in _pth_map()
+
+
+def _pth_map():
+    """``{norm(path): .pth file}`` of the path lines of the ``.pth`` files ``site`` read
+    (read only when a shadowing copy needs it)."""
+    from . import layout
+
+    f = layout.current()[0]
+    dirs = ([f["user"]] if f.get("user") else []) + list(f.get("site_dirs") or ())
+    return layout.pth_entries([d for d in dirs if d])[0]
+
+
+def _pth_adding(entry):
+    from . import layout
+
+    return _pth_map().get(layout.norm(entry))
 
 
 def _exact_classes(*entries):
@@ -341,7 +508,10 @@ def _case_from(name, winner, distro_copy, winner_origin=None):
         return None
     if f["venv"] and wcls == "local":
         return None  # a venv's own packages shadowing the system's: what venvs are for
-    wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin)
+    if program_bundle(wentry):
+        return None
+    wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin,
+                                 pth=_pth_adding(wentry) if wcls == "pth" else None)
     sdata, sdist = describe_copy(name, di, dentry, dspec, dcls)
     consumer_dirs = [e for e in sys.path if isinstance(e, str) and _is_candidate(e)]
     _, classes = _exact_classes(*consumer_dirs) if consumer_dirs else (None, [])
@@ -547,8 +717,13 @@ class _Scanner:
             elif subportions:
                 self.namespace(full, subportions, depth + 1)
 
+    def pth(self, index):
+        source = self.entries[index]["source"]
+        return source if isinstance(source, str) and source.endswith(".pth") else None
+
     def record(self, name, winner, shadowed):
-        wdata, wdist = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]))
+        wdata, wdist = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]),
+                                     pth=self.pth(winner[0]))
         sdatas, sdists = [], []
         for copy in shadowed:
             data, dist = describe_copy(name, copy[0], copy[1], copy[2], self.cls(copy[0]))
@@ -605,8 +780,7 @@ def _distribution_view(entries):
     return order, by_name
 
 
-def _module_present(dist, location):
-    """Is one of the modules the metadata claims importable from its own directory?"""
+def _module_names(dist):
     from . import distinfo
 
     names = dist.top_level()
@@ -614,7 +788,36 @@ def _module_present(dist, location):
         names = dist.top_level_from_files()
     if not names:
         names = set(distinfo.name_variants(dist.name or ""))
-    return any(name and find_in(name, location) is not None for name in names)
+    return sorted(n for n in names if n)
+
+
+def _module_present(dist, location):
+    """Is one of the modules the metadata claims importable from its own directory, or
+    from a directory that a ``.pth`` file it installed adds (an editable install)?"""
+    from . import distinfo
+
+    places = [location] + distinfo.pth_paths(dist)
+    return any(find_in(name, p) is not None for name in _module_names(dist) for p in places)
+
+
+def _stale_message(first, watched):
+    """The stale-metadata finding: what pip sees, and which copy Python imports."""
+    other_index, other, _cls = watched[0]
+    imported = None
+    for name in _module_names(first):
+        spec = find_in(name, other.location)
+        if spec is not None and spec.origin not in (None, "namespace"):
+            imported = copy_path(spec)
+            break
+    copy = "%s (%s %s)" % (imported, other.name, other.version or "no version") if imported \
+        else "the copy of %s (%s)" % (other.name, other.version or "no version")
+    if first.editable():
+        return ("%s %s: an editable install (metadata %s) that Python does not use: its "
+                "modules are found by a finder that comes after sys.path's, so Python imports "
+                "%s" % (first.name, first.version or "", first.path, copy))
+    return ("%s %s: metadata %s is what pip and importlib.metadata see, but its modules are "
+            "not in %s; Python imports %s" % (
+                first.name, first.version or "", first.path, first.location, copy))
 
 
 def _dist_json(index, dist, cls):
@@ -698,13 +901,8 @@ def collect():
             shadowed_names.add(key)
             effective.setdefault(key, []).append((first.version, "metadata", first.location))
         if not present and not venv_own:
-            findings.append(finding(
-                "stale-metadata", "low",
-                "%s %s: metadata %s is what pip and importlib.metadata see, but its modules "
-                "are not in %s; Python imports the copy of %s (%s)" % (
-                    first.name, first.version or "", first.path, first.location,
-                    watched[0][1].name, watched[0][1].version or "no version"),
-                distribution=first.name))
+            findings.append(finding("stale-metadata", "low", _stale_message(first, watched),
+                                    distribution=first.name))
 
     violations = _violations(shadowed_names, effective, order, by_name, entries)
     for v in violations:
