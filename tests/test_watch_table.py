@@ -80,6 +80,6 @@ def test_watched_names_are_one_table(interp, guarded, tmp_path):
     install, ensurepip = facts["installer_hooks"]
     assert install.endswith("pip_guard:on_install_module")
     assert ensurepip.endswith("ensurepip_guard:on_module")
-    assert facts["stdlib_hook"] == "pathcheck:on_stdlib_loaded"
+    assert facts["stdlib_hook"].endswith("pathcheck:on_stdlib_loaded")
     assert facts["busy"] == []
     assert "'wt_shadowed'" in proc.stderr and "ShadowWarning" in proc.stderr
