@@ -510,21 +510,30 @@ class _DebianPlace(_Place):
         self.ns.close()
 
 
-class _HermeticPlace(_Place):
+class _VenvPlace(_Place):
+    """A pyenv CPython through a virtual environment of its own (``--without-pip``):
+    the interpreter as it is (its frozen modules), without this machine's
+    site-packages ``.pth`` files; the guard deployed into the venv's site-packages."""
+
     def __init__(self, ctx: Context, interp) -> None:
-        harness = _harness()
-        self.hp = harness.build_hermetic(interp, ctx.tmp / ("instr-" + interp.id))
-        self.python = str(self.hp.executable)
-        self.site = self.hp.local_dir
-        (self.hp.distro_dir / "00-comment.pth").write_text("# a comment-only .pth\n")
-        self.label = "CPython %s (pyenv, hermetic)" % _version(self)
+        venv = ctx.tmp / ("instr-venv-" + interp.id)
+        subprocess.run([interp.executable, "-m", "venv", "--without-pip", str(venv)],
+                       check=True, env=ctx.base_env)
+        self.base_env = dict(ctx.base_env, PYTHONUSERBASE=str(ctx.tmp / "instr-no-user"))
+        self.python = str(venv / "bin" / "python")
+        self.site = Path(self.run([self.python, "-c", "import sysconfig; "
+                                   "print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+        self.interp = interp
+        self.ctx = ctx
+        (self.site / "00-comment.pth").write_text("# a comment-only .pth\n")
+        self.label = "CPython %s (pyenv, venv)" % _version(self)
 
     def run(self, argv, env=None):
-        return subprocess.run([str(a) for a in argv], env=self.hp.env(env), capture_output=True,
-                              text=True, cwd="/")
+        return subprocess.run([str(a) for a in argv], env=dict(self.base_env, **(env or {})),
+                              capture_output=True, text=True, cwd="/")
 
     def env(self):
-        return self.hp.env()
+        return self.base_env
 
     def write(self, path, data):
         Path(path).write_bytes(data)
@@ -533,6 +542,31 @@ class _HermeticPlace(_Place):
         before = set(self.site.iterdir())
         _distutils_hack(self.site)
         return sorted(set(self.site.iterdir()) - before)
+
+    def install(self, hook: str) -> list[Path]:
+        """``sitewarden install --user`` for the pyenv interpreter itself (the CLI takes
+        a venv's python for its base interpreter), copied into the venv's site-packages:
+        the same files, compiled by the same interpreter."""
+        if hook != "pth":
+            raise Skip("the sitecustomize hook is measured on Debian (a venv has none)")
+        user_base = self.ctx.tmp / ("instr-ub-%s-%s" % (self.interp.id, hook))
+        env = dict(self.ctx.base_env, PYTHONUSERBASE=str(user_base))
+        proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
+                               self.interp.executable, "--user", "--hook", hook],
+                              capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError("sitewarden install: %s" % proc.stderr)
+        (user_site,) = [p for p in user_base.rglob("site-packages")]
+        copied = []
+        for item in user_site.iterdir():
+            dest = self.site / item.name
+            if item.is_dir():
+                shutil.copytree(item, dest)
+            else:
+                shutil.copy2(item, dest)
+            copied.append(dest)
+        shutil.rmtree(user_base)
+        return copied
 
 
 def _version(place: _Place) -> str:
@@ -556,12 +590,14 @@ def _configure(place: _Place, key: str) -> list[Path]:
         place.compile(*[p for p in paths if p.suffix != ".pth"])
         return paths
     hook = key.split("-", 1)[1]
+    if isinstance(place, _VenvPlace):
+        return place.install(hook)
     place.cli("install", "--python", place.python, "--hook", hook)
     return []
 
 
 def _unconfigure(place: _Place, key: str, paths: list[Path]) -> None:
-    if key.startswith("guard"):
+    if key.startswith("guard") and not paths:
         place.cli("uninstall", "--python", place.python)
     elif paths:
         place.remove(*paths)
@@ -571,7 +607,7 @@ def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object
     """Instruction counts (callgrind, PYTHONHASHSEED=0) of `-c pass` and of importing
     ``count`` modules through PYTHONPATH, against the same interpreter with one
     comment-only .pth: the guard (both hooks) and the reference rows (the floors,
-    setuptools' hook), on Debian's python (namespace) and hermetic pyenv CPythons."""
+    setuptools' hook), on Debian's python (namespace) and pyenv CPythons (venvs)."""
     mods = ctx.tmp / "instr-mods"
     if not mods.exists():
         mods.mkdir()
@@ -585,7 +621,7 @@ def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object
         not only or "debian" in only) else []
     interps = [i for i in harness.pyenv_interpreters() if i.version[:2] >= (3, 8) and (
         not only or "%d.%d" % i.version[:2] in only)]
-    places += [lambda i=i: _HermeticPlace(ctx, i) for i in interps]
+    places += [lambda i=i: _VenvPlace(ctx, i) for i in interps]
     rows = []
     for make in places:
         try:
@@ -594,7 +630,13 @@ def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object
             print("  skipped a place: %s" % exc, file=sys.stderr)
             continue
         try:
-            rows.extend(_instruction_rows(place, mods, count))
+            got = _instruction_rows(place, mods, count)
+            rows.extend(got)
+            for row in got:  # as they come: a long run
+                print("  %s: x%.4f (%s)" % (row["benchmark"], row["ratio"], row["note"]),
+                      file=sys.stderr, flush=True)
+        except Exception as exc:
+            print("  %s: failed: %s" % (place.label, exc), file=sys.stderr)
         finally:
             place.close()
     return rows
@@ -610,8 +652,10 @@ def _instruction_rows(place: _Place, mods: Path, count: int) -> list[dict[str, o
         return place.count(argv_pass), place.count(argv_imp, imp_env)
 
     base_pass, base_imp = measure()
-    if base_pass is None:
-        raise Skip("valgrind is not installed")
+    if base_pass is None or base_imp is None:
+        proc = place.run(argv_pass)
+        raise RuntimeError("no instruction count (valgrind missing, or the interpreter "
+                           "failed: %s)" % proc.stderr[-500:])
     rows = []
     for key, label in CONFIGS:
         try:
