@@ -335,7 +335,18 @@ def shadow_index(ctx: Context) -> list[dict[str, object]]:
         b.seconds.append(_in_process(argv_sw, env))
     comp = Comparison("shadow index + first warning (600 dists, 40 shadowed) vs "
                       "packages_distributions()", a, b)
-    return [_row(comp, "<= 10 ms", "absolute: %.1f ms" % (statistics.median(b.seconds) * 1e3))]
+    rows = [_row(comp, "<= 10 ms", "absolute: %.1f ms" % (statistics.median(b.seconds) * 1e3))]
+    # The same by instruction count: the process with the guard vs without it (disabled),
+    # so the figure survives a busy machine.
+    ins = compare_instructions("shadow index + first warning, instructions (millions)",
+                               (argv_sw, dict(env, SITEWARDEN_DISABLE="1")), (argv_sw, env),
+                               repeat=1)
+    if ins is not None:
+        row = _row(ins, "", "")
+        row["note"] = "%+.2fM instructions for the index and the warning" % (
+            row["candidate_ms"] - row["baseline_ms"])
+        rows.append(row)
+    return rows
 
 
 def _installed_cli(ctx: Context) -> list[str]:
@@ -387,7 +398,290 @@ def _compare_any_status(name, baseline, candidate, repeat):
     return Comparison(name, a, b)
 
 
+
+
+# ---------------------------------------------------------------- instruction counts
+
+#: Imports ``count`` generated modules found through ``PYTHONPATH`` (bytecode cached).
+IMPORT_ONLY = "import sys\nfor i in range(int(sys.argv[1])):\n    __import__('bench_mod_%d' % i)\n"
+
+#: The least a meta-path finder written in Python can cost: a module that puts itself
+#: first on ``sys.meta_path`` with a ``find_spec`` returning None at once ...
+FLOOR_FINDER = ("import sys\ndef find_spec(name, path=None, target=None):\n    return None\n"
+                "sys.meta_path.insert(0, sys.modules[__name__])\n")
+#: ... and with one dict membership test before it does.
+FLOOR_FINDER_DICT = ("import sys\nW = {}\ndef find_spec(name, path=None, target=None):\n"
+                     "    if name in W:\n        return W[name]\n    return None\n"
+                     "sys.meta_path.insert(0, sys.modules[__name__])\n")
+
+#: ``(key, label)`` of what is measured against the baseline, in order.
+CONFIGS = [
+    ("floor-module", "reference: a .pth importing an empty module"),
+    ("floor-finder", "reference: finder floor (first on meta_path, returns None)"),
+    ("floor-finder-dict", "reference: finder floor + one dict membership test"),
+    ("distutils", "reference: setuptools' distutils-precedence.pth"),
+    ("guard-pth", "sitewarden, .pth hook"),
+    ("guard-sitecustomize", "sitewarden, sitecustomize hook"),
+]
+
+
+class _Place:
+    """An interpreter whose site directory the benchmark may change: Debian's python
+    inside a private mount namespace, or a hermetic copy of a pyenv CPython."""
+
+    label: str
+    python: str
+    site: Path  # where the guard and the reference modules go
+
+    def run(self, argv, env=None) -> subprocess.CompletedProcess:
+        raise NotImplementedError
+
+    def prefix(self) -> list[str]:
+        return []
+
+    def env(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def write(self, path: Path, data: bytes) -> None:
+        raise NotImplementedError
+
+    def remove(self, *paths: Path) -> None:
+        self.run(["rm", "-rf", *map(str, paths)])
+
+    def compile(self, *paths: Path) -> None:
+        self.run([self.python, "-m", "compileall", "-q", *map(str, paths)])
+
+    def count(self, argv, env=None) -> int | None:
+        from bench_lib import instructions
+
+        return instructions(argv, dict(self.env(), **(env or {})), self.prefix())
+
+    def cli(self, *args: str) -> None:
+        proc = self.run([sys.executable, "-m", "sitewarden", *args])
+        if proc.returncode != 0:
+            raise RuntimeError("sitewarden %s: %s" % (" ".join(args), proc.stderr))
+
+    def close(self) -> None:
+        pass
+
+
+class _DebianPlace(_Place):
+    def __init__(self) -> None:
+        _harness()
+        from harness.debian_ns import DebianNamespace
+
+        self.ns = DebianNamespace()
+        self.python = self.ns.executable
+        self.site = self.ns.local_dir
+        dist = self.ns.distro_dir
+        self.distutils_pth = (dist / "distutils-precedence.pth", None)
+        try:
+            self.distutils_pth = (dist / "distutils-precedence.pth",
+                                  self.ns.read_bytes(str(dist / "distutils-precedence.pth")))
+        except FileNotFoundError:
+            pass
+        # One comment-only .pth and nothing else that runs code at startup (this machine's
+        # sandbox CA hook, setuptools' hook: a reference row of its own).
+        for d in (dist, self.site):
+            self.run(["sh", "-c", "rm -f %s/*.pth" % d])
+        self.write(dist / "zz-comment.pth", b"# a comment-only .pth\n")
+        self.label = "Debian 12 %s" % _version(self)
+
+    def run(self, argv, env=None):
+        return self.ns.run([str(a) for a in argv], env=env)
+
+    def prefix(self):
+        return ["nsenter", "-t", str(self.ns.pid), "-m", "--"]
+
+    def env(self):
+        return self.ns.env()
+
+    def write(self, path, data):
+        self.ns.write_bytes(str(path), data)
+
+    def distutils(self):
+        path, data = self.distutils_pth
+        if data is None:
+            raise Skip("no distutils-precedence.pth on this Debian")
+        self.write(path, data)
+        return [path]
+
+    def close(self):
+        self.ns.close()
+
+
+class _VenvPlace(_Place):
+    """A pyenv CPython through a virtual environment of its own (``--without-pip``):
+    the interpreter as it is (its frozen modules), without this machine's
+    site-packages ``.pth`` files; the guard deployed into the venv's site-packages."""
+
+    def __init__(self, ctx: Context, interp) -> None:
+        venv = ctx.tmp / ("instr-venv-" + interp.id)
+        subprocess.run([interp.executable, "-m", "venv", "--without-pip", str(venv)],
+                       check=True, env=ctx.base_env)
+        self.base_env = dict(ctx.base_env, PYTHONUSERBASE=str(ctx.tmp / "instr-no-user"))
+        self.python = str(venv / "bin" / "python")
+        self.site = Path(self.run([self.python, "-c", "import sysconfig; "
+                                   "print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+        self.interp = interp
+        self.ctx = ctx
+        (self.site / "00-comment.pth").write_text("# a comment-only .pth\n")
+        self.label = "CPython %s (pyenv, venv)" % _version(self)
+
+    def run(self, argv, env=None):
+        return subprocess.run([str(a) for a in argv], env=dict(self.base_env, **(env or {})),
+                              capture_output=True, text=True, cwd="/")
+
+    def env(self):
+        return self.base_env
+
+    def write(self, path, data):
+        Path(path).write_bytes(data)
+
+    def distutils(self):
+        before = set(self.site.iterdir())
+        _distutils_hack(self.site)
+        return sorted(set(self.site.iterdir()) - before)
+
+    def install(self, hook: str) -> list[Path]:
+        """``sitewarden install --user`` for the pyenv interpreter itself (the CLI takes
+        a venv's python for its base interpreter), copied into the venv's site-packages:
+        the same files, compiled by the same interpreter."""
+        if hook != "pth":
+            raise Skip("the sitecustomize hook is measured on Debian (a venv has none)")
+        user_base = self.ctx.tmp / ("instr-ub-%s-%s" % (self.interp.id, hook))
+        env = dict(self.ctx.base_env, PYTHONUSERBASE=str(user_base))
+        proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
+                               self.interp.executable, "--user", "--hook", hook],
+                              capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError("sitewarden install: %s" % proc.stderr)
+        (user_site,) = [p for p in user_base.rglob("site-packages")]
+        copied = []
+        for item in user_site.iterdir():
+            dest = self.site / item.name
+            if item.is_dir():
+                shutil.copytree(item, dest)
+            else:
+                shutil.copy2(item, dest)
+            copied.append(dest)
+        shutil.rmtree(user_base)
+        return copied
+
+
+def _version(place: _Place) -> str:
+    return place.run([place.python, "-c", "import sys; print(sys.version.split()[0])"]
+                     ).stdout.strip()
+
+
+def _configure(place: _Place, key: str) -> list[Path]:
+    """Set ``place`` up as ``key``; returns what to remove afterwards."""
+    site = place.site
+    if key.startswith("floor"):
+        body = {"floor-module": "", "floor-finder": FLOOR_FINDER,
+                "floor-finder-dict": FLOOR_FINDER_DICT}[key]
+        place.write(site / "sitewarden_floor.py", body.encode())
+        place.write(site / "sitewarden_floor.pth", b"import sitewarden_floor\n")
+        place.compile(site / "sitewarden_floor.py")
+        return [site / "sitewarden_floor.py", site / "sitewarden_floor.pth",
+                site / "__pycache__"]
+    if key == "distutils":
+        paths = place.distutils()
+        place.compile(*[p for p in paths if p.suffix != ".pth"])
+        return paths
+    hook = key.split("-", 1)[1]
+    if isinstance(place, _VenvPlace):
+        return place.install(hook)
+    place.cli("install", "--python", place.python, "--hook", hook)
+    return []
+
+
+def _unconfigure(place: _Place, key: str, paths: list[Path]) -> None:
+    if key.startswith("guard") and not paths:
+        place.cli("uninstall", "--python", place.python)
+    elif paths:
+        place.remove(*paths)
+
+
+def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object]]:
+    """Instruction counts (callgrind, PYTHONHASHSEED=0) of `-c pass` and of importing
+    ``count`` modules through PYTHONPATH, against the same interpreter with one
+    comment-only .pth: the guard (both hooks) and the reference rows (the floors,
+    setuptools' hook), on Debian's python (namespace) and pyenv CPythons (venvs)."""
+    mods = ctx.tmp / "instr-mods"
+    if not mods.exists():
+        mods.mkdir()
+        for i in range(count):
+            (mods / ("bench_mod_%d.py" % i)).write_text("X = %d\n" % i)
+        mods.chmod(0o755)
+    harness = _harness()
+    # SITEWARDEN_BENCH_PLACES="debian,3.13": only these (default: all).
+    only = [w for w in os.environ.get("SITEWARDEN_BENCH_PLACES", "").split(",") if w]
+    places = [_DebianPlace] if Path("/usr/bin/python3").exists() and (
+        not only or "debian" in only) else []
+    interps = [i for i in harness.pyenv_interpreters() if i.version[:2] >= (3, 8) and (
+        not only or "%d.%d" % i.version[:2] in only)]
+    places += [lambda i=i: _VenvPlace(ctx, i) for i in interps]
+    rows = []
+    for make in places:
+        try:
+            place = make()
+        except Exception as exc:  # the namespace needs root and unshare
+            print("  skipped a place: %s" % exc, file=sys.stderr)
+            continue
+        try:
+            got = _instruction_rows(place, mods, count)
+            rows.extend(got)
+            for row in got:  # as they come: a long run
+                print("  %s: x%.4f (%s)" % (row["benchmark"], row["ratio"], row["note"]),
+                      file=sys.stderr, flush=True)
+        except Exception as exc:
+            print("  %s: failed: %s" % (place.label, exc), file=sys.stderr)
+        finally:
+            place.close()
+    return rows
+
+
+def _instruction_rows(place: _Place, mods: Path, count: int) -> list[dict[str, object]]:
+    place.compile(mods)
+    argv_pass = [place.python, "-c", "pass"]
+    argv_imp = [place.python, "-c", IMPORT_ONLY, str(count)]
+    imp_env = {"PYTHONPATH": str(mods)}
+
+    def measure():
+        return place.count(argv_pass), place.count(argv_imp, imp_env)
+
+    base_pass, base_imp = measure()
+    if base_pass is None or base_imp is None:
+        proc = place.run(argv_pass)
+        raise RuntimeError("no instruction count (valgrind missing, or the interpreter "
+                           "failed: %s)" % proc.stderr[-500:])
+    rows = []
+    for key, label in CONFIGS:
+        try:
+            paths = _configure(place, key)
+        except Skip as exc:
+            print("  %s: %s" % (label, exc), file=sys.stderr)
+            continue
+        try:
+            c_pass, c_imp = measure()
+        finally:
+            _unconfigure(place, key, paths)
+        target = "<= 1.02" if key.startswith("guard") else ""
+        per_import = ((c_imp - base_imp) - (c_pass - base_pass)) / count
+        for what, b, c, note in (
+                ("`-c pass`", base_pass, c_pass, "%+.3fM" % ((c_pass - base_pass) / 1e6)),
+                ("import %d modules" % count, base_imp, c_imp,
+                 "%+.0f per import (first-import start included)" % per_import)):
+            rows.append({"benchmark": "%s, %s: %s, instructions (millions)" % (
+                place.label, label, what), "baseline_ms": b / 1e6, "candidate_ms": c / 1e6,
+                "ratio": c / b, "ratio_min": c / b, "ratio_max": c / b, "target": target,
+                "note": note})
+    return rows
+
+
 ALL = [
+    ("instructions", instruction_counts),
     ("startup", startup),
     ("imports", imports),
     ("installers", installers),

@@ -1,15 +1,17 @@
 """sitewarden: PEP 668 enforced inside the interpreter.
 
-Every start of a guarded interpreter runs this module (``sitewarden.pth``, or
-PEP 829's ``sitewarden.start``, calls :func:`activate`), so it imports only
-``os`` and ``sys``, reads no file and creates no class: the finder it puts on
-``sys.meta_path`` is this module itself (the finder protocol asks only for a
-``find_spec`` attribute).  The finder never finds anything; it hands the few
-imports that matter to modules imported then.  Warnings fail open; blocks,
-in the installer hooks, fail closed.  Measured in benchmarks/ (startup).
+Every start of a guarded interpreter runs this module (``sitewarden.pth``
+imports it, and it activates itself while ``site`` runs; PEP 829's
+``sitewarden.start`` and the sitecustomize block call :func:`activate`), so it
+imports only ``sys``, holds no other module (a finder that keeps ``os`` alive
+makes every interpreter exit slower), reads no file and creates no class: the
+finder it puts on ``sys.meta_path`` is this module itself (the finder protocol
+asks only for a ``find_spec`` attribute).  Once started, the finder passes a
+name that is not a key of ``HOOKS``, the one table of watched names, through
+with one dict membership test; it never finds anything itself.  Warnings fail
+open; blocks, in the installer hooks, fail closed.  Measured in benchmarks/.
 """
 
-import os
 import sys
 
 __version__ = "0.1.0"
@@ -17,8 +19,10 @@ __version__ = "0.1.0"
 #: The entry point named by ``sitewarden.start`` and ``sitewarden.pth``; never renamed.
 ENTRY_POINT = "sitewarden:activate"
 
-#: Module names whose import arms an installer hook -> ``module:function`` in this
-#: package that patches the module once it executed (see ``patching``).
+#: Every watched module name -> the ``module:function`` in this package that patches
+#: the module once it executed (see ``patching``): the installer hooks below, the
+#: standard-library names shadowed ahead of the standard library (``pathcheck``); or
+#: None: a name of the shadow index, checked before it is imported (``_watch``).
 HOOKS = {
     "pip.commands.install": "guard.pip_guard:on_install_module",  # pip 9
     "pip.commands.uninstall": "guard.pip_guard:on_uninstall_module",
@@ -40,8 +44,10 @@ STARTED_HOOKS = ["_watch:started"]
 
 _sitewarden_finder = True  # how installed_finder() recognises a guard on sys.meta_path
 _started = False
-_checks = []  # per-import checks (top-level name) installed by STARTED_HOOKS
-_busy = set()  # threads inside find_spec: no re-entrancy
+_checks = []  # pre-import checks (top-level name) installed by STARTED_HOOKS; each such
+# name is also a key of HOOKS (value None: no post-exec hook), so that the finder
+# passes every other name through with one dict membership test.
+_busy = set()  # threads inside the watch: no re-entrancy
 
 
 def __getattr__(name):
@@ -66,33 +72,41 @@ def _call(target, *args):
 
 
 def find_spec(fullname, path=None, target=None):
+    """The finder until the first import after startup (then :func:`_find_spec`)."""
+    if fullname not in HOOKS and _site_running():
+        return None  # still starting up: nothing to watch yet
+    return _watched(fullname, path, target)
+
+
+def _find_spec(fullname, path=None, target=None):
+    # The finder once started: a name nobody watches costs one dict membership test.
+    if fullname in HOOKS:
+        return _watched(fullname, path, target)
+    return None
+
+
+def _watched(fullname, path, target):
     """Watch an import; return None, or another finder's spec with a hook attached."""
-    global _started
-    hook = HOOKS.get(fullname)
-    if hook is None:
-        if _started:
-            if path is not None or not _checks:
-                return None
-        elif _site_running():
-            return None  # still starting up: nothing to watch yet
+    global _started, find_spec
     # _thread is built in and loaded at startup; threading is not (gevent needs that).
     thread = sys.modules.get("_thread")
     ident = thread.get_ident() if thread is not None else 0
     if ident in _busy:
         return None
+    hook = HOOKS.get(fullname)
     _busy.add(ident)
     try:
         try:  # warnings fail open: nothing here may break an import
-            # (the site check already ran when no hook is due)
             if not _started and (hook is None or not _site_running()):
                 _started = True
+                find_spec = _find_spec
                 for name in STARTED_HOOKS:
                     try:
                         _call(name, _this())
                     except Exception:
                         pass
                 hook = HOOKS.get(fullname)  # the watch may have armed this very import
-            if path is None and "." not in fullname:
+            if path is None and _checks and "." not in fullname:
                 for check in _checks:
                     try:
                         check(fullname)
@@ -133,9 +147,15 @@ def _site_running():
 def activate():
     """Install the guard in this process.  Idempotent; never raises."""
     try:
-        if getattr(sys, "frozen", False) or os.environ.get("SITEWARDEN_DISABLE", "0") not in (
-            "", "0"
-        ):
+        if getattr(sys, "frozen", False):
+            return None
+        # os.environ's own dict (bytes on POSIX), read without a call into os.environ's
+        # Python methods; os is no global here: a finder holding os costs every exit.
+        env = getattr(sys.modules.get("posix"), "environ", None)
+        if type(env) is dict:
+            if env.get(b"SITEWARDEN_DISABLE", b"0") not in (b"", b"0"):
+                return None
+        elif __import__("os").environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0"):
             return None
         for finder in sys.meta_path:
             if getattr(finder, "_sitewarden_finder", False) is True:
@@ -145,3 +165,11 @@ def activate():
         return finder
     except Exception:
         return None
+
+
+# Imported while ``site`` runs (by ``sitewarden.pth``, ``sitecustomize`` or the
+# ``sitewarden.start`` entry point): the guard activates itself, so the ``.pth``
+# line, compiled at every start, need not say so.  Imported later (the CLI, a
+# program): nothing happens until activate() is called.
+if getattr(getattr(sys.modules.get("site"), "__spec__", None), "_initializing", False) is True:
+    activate()

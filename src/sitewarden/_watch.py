@@ -12,8 +12,9 @@ metadata or ``packaging``) because every guarded process pays for it:
   checked after such a module executed (``pathcheck.on_stdlib_loaded``);
 - the top-level names of the directories that may be distro-owned
   (:func:`distro_candidates`, one ``os.scandir`` each) form the shadow index;
-  the per-import check installed on the finder is one dict membership test,
-  and only a name in the index reaches ``shadowing`` (once per process).
+  its names join ``sitewarden.HOOKS`` (with no post-exec hook), the one dict
+  the finder tests every import against, and only a name in the index reaches
+  ``shadowing`` (once per process).
 
 What an entry is (foreign, standard library, distro candidate) is decided by
 ``pathfacts``.  Runtime module: only ``os`` and ``sys`` at module level.
@@ -54,7 +55,7 @@ def _move_to_front(finder):
 
 
 def _start_path(suffixes):
-    from .pathfacts import entries_ahead_of_stdlib, foreign_version, stdlib_names, top_level_names
+    from .pathfacts import entries_ahead_of_stdlib, foreign_version, present_among, stdlib_names
 
     for entry in list(sys.path):
         if isinstance(entry, str) and foreign_version(entry) is not None:
@@ -62,14 +63,13 @@ def _start_path(suffixes):
 
             warn_foreign()
             break
-    names = stdlib_names()
-    builtin = sys.builtin_module_names
     pre = entries_ahead_of_stdlib()
+    if not pre:
+        return
+    names = set(stdlib_names()).difference(sys.builtin_module_names)
     watch = set()
     for _index, entry in pre:
-        for name in top_level_names(entry, suffixes):
-            if name in names and name not in builtin:
-                watch.add(name)
+        watch |= present_among(entry, names, suffixes)
     if watch:
         from .detect.pathcheck import watch_stdlib
 
@@ -78,12 +78,14 @@ def _start_path(suffixes):
 
 def _start_shadow(finder, suffixes):
     from .pathfacts import candidates as distro_candidates
-    from .pathfacts import norm, top_level_names
+    from .pathfacts import listed_parts, norm
 
     candidates = distro_candidates()
     if not candidates:
         return
-    index = {}
+    # A superset of the names the candidates provide (every dot-separated part of
+    # their file names): a name that is not a module costs only its own import.
+    index = set()
     done = set()
     for entry in list(sys.path):
         if not isinstance(entry, str):
@@ -92,10 +94,13 @@ def _start_shadow(finder, suffixes):
         if n not in candidates or n in done:
             continue
         done.add(n)
-        for name in top_level_names(n, suffixes):
-            index.setdefault(name, []).append(entry)
+        index |= listed_parts(n)
     if index:
         finder._checks.append(_make_check(index))
+        # Only the names in HOOKS reach the check (value None: no post-exec hook);
+        # added after the check, so a racing thread that sees a name finds its check.
+        hooks = finder.HOOKS
+        hooks.update(dict.fromkeys(index.difference(hooks)))
         _check_startup_modules(index, candidates)
 
 

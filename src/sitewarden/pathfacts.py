@@ -85,6 +85,67 @@ def top_level_names(directory, suffixes=None):
     return names
 
 
+def file_names(directory):
+    """The names in ``directory``, as importlib's own finder for that ``sys.path``
+    entry lists them: asked once (as the next import would ask it), its listing is
+    shared with every import that searches the entry, so a script directory of
+    thousands of files is listed once per process, not twice.  ``os.listdir``
+    where there is no such finder."""
+    try:
+        cache = sys.path_importer_cache
+        finder = cache.get(directory)
+        if finder is None and directory not in cache:
+            external = sys.modules["_frozen_importlib_external"]  # loaded at startup
+            finder = external.PathFinder._path_importer_cache(directory)
+        if finder is not None:
+            finder.find_spec("__sitewarden__")  # fills its cache if the directory changed
+            names = finder._path_cache
+            if isinstance(names, set):
+                return names
+    except Exception:
+        pass
+    try:
+        return os.listdir(directory or os.curdir)
+    except (OSError, TypeError, ValueError):
+        return ()
+
+
+def listed_parts(directory):
+    """Every dot-separated part of every name in ``directory``: a superset of the
+    top-level names it provides (``six.py`` gives ``six`` and ``py``), computed by a
+    few C calls, with no Python loop per file: every guarded process pays for it,
+    at its first import, for each distro candidate."""
+    return set("\n".join(file_names(directory)).replace(".", "\n").split("\n"))
+
+
+def present_among(directory, names, suffixes):
+    """Which of ``names`` ``directory`` provides as top-level modules, as
+    :func:`top_level_names` would say (a package or namespace portion: a name
+    without a dot; a single-file module: ``name`` + one of ``suffixes``), found by
+    set operations in C: the directory's names split at dots, or, for a directory
+    larger than ``names`` times ``suffixes``, ``names`` with each suffix appended."""
+    listing = file_names(directory)
+    if not listing:
+        return set()
+    if 3 * len(listing) < len(names) * (len(suffixes) + 1):
+        hits = set("\n".join(listing).replace(".", "\n").split("\n")).intersection(names)
+        if not hits:
+            return hits
+        listing = set(listing)
+        found = set(hits.intersection(listing))
+        for suffix in suffixes:
+            found.update(listing.intersection([name + suffix for name in hits]))
+    else:
+        listing = listing if isinstance(listing, (set, frozenset)) else set(listing)
+        names = list(names)
+        found = set(listing.intersection(names))
+        for suffix in suffixes:  # "a.py\nb.py" for every name at once
+            found.update(listing.intersection(
+                ((suffix + "\n").join(names) + suffix).split("\n")))
+    return {n.partition(".")[0] for n in found
+            if n != "__pycache__" and n.partition(".")[0].isidentifier()}
+
+
 # ---------------------------------------------------------------- foreign entries
 
 

@@ -391,6 +391,41 @@ for dirpath, dirs, files in os.walk(staging):
 """
 
 
+#: Bytecode of a sitecustomize sitewarden edits: ``paths`` prints the bytecode file of
+#: each optimisation level as the target names it, ``compile`` (re)writes them.
+SOURCE_BYTECODE_SCRIPT = """\
+import importlib.util, json, py_compile, sys
+mode, source, levels = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3:]]
+out = {}
+for level in levels:
+    out[level] = importlib.util.cache_from_source(source, optimization=level or '')
+    if mode == 'compile':
+        py_compile.compile(source, cfile=out[level], doraise=True, optimize=level,
+                           invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+print(json.dumps(out))
+"""
+
+#: Optimisation levels an interpreter loads bytecode for: none, ``-O``, ``-OO``.
+BYTECODE_LEVELS = (0, 1, 2)
+
+
+def _source_bytecode(python: str, mode: str, source: str,
+                     levels: tuple[int, ...] | list[int] = BYTECODE_LEVELS) -> dict[int, str]:
+    """Run :data:`SOURCE_BYTECODE_SCRIPT` with the target interpreter (``-I -S``)."""
+    import subprocess
+
+    if not levels:
+        return {}
+    proc = subprocess.run(
+        [python, "-I", "-S", "-c", SOURCE_BYTECODE_SCRIPT, mode, source, *map(str, levels)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+    )
+    if proc.returncode != 0:
+        raise DeployError("%s could not compile %s: %s" % (
+            python, source, (proc.stderr.strip().splitlines() or ["?"])[-1]))
+    return {int(k): v for k, v in json.loads(proc.stdout).items()}
+
+
 def _compile(target: Target, staging: Path, final: Path) -> None:
     """Compile bytecode with the target interpreter itself, naming final paths.
 
@@ -511,7 +546,7 @@ def _install_locked(
         if hook == "sitecustomize":
             sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc)
         elif old_sc is not None:
-            _remove_sitecustomize_block(old_sc)
+            _remove_sitecustomize_block(old_sc, target.executable)
 
         files = _files_under(new_package, PACKAGE + "/") + [MANIFEST] + hook_files
         manifest = {
@@ -567,7 +602,7 @@ def _add_sitecustomize_block(target: Target, site_dir: Path,
     block = _block_text()
     existing = target.sitecustomize
     if previous is not None:
-        _remove_sitecustomize_block(previous)
+        _remove_sitecustomize_block(previous, target.executable)
     if existing and not os.path.exists(existing):
         existing = None  # it was ours and we just removed it
     if existing:
@@ -582,24 +617,76 @@ def _add_sitecustomize_block(target: Target, site_dir: Path,
         if BLOCK_BEGIN.encode() in original:
             raise DeployError("%s already holds a sitewarden block" % real)
         inserted = block if original.endswith(b"\n") or not original else "\n" + block
+        bytecode = _bytecode_before(target.executable, existing)
         _atomic_write(real, original + inserted.encode("utf-8"), like=st)
-        return {
+        info = {
             "path": str(real),
             "link": existing if str(real) != existing else None,
             "created": False,
             "inserted": inserted,
             "original_mtime_ns": st.st_mtime_ns,
+            "bytecode": bytecode,
         }
+        _compile_sitecustomize(target.executable, info)
+        return info
     path = site_dir / "sitecustomize.py"
     _refuse_symlink(path)
     header = "# Created by `sitewarden install --hook sitecustomize`.\n"
+    bytecode = _bytecode_before(target.executable, str(path))
     _atomic_write(path, (header + block).encode("utf-8"))
-    return {"path": str(path), "link": None, "created": True, "inserted": header + block,
-            "original_mtime_ns": None}
+    info = {"path": str(path), "link": None, "created": True, "inserted": header + block,
+            "original_mtime_ns": None, "bytecode": bytecode}
+    _compile_sitecustomize(target.executable, info)
+    return info
 
 
-def _remove_sitecustomize_block(info: dict[str, Any]) -> str | None:
-    """Undo :func:`_add_sitecustomize_block`; returns a problem description or None."""
+def _bytecode_before(python: str, source: str) -> dict[str, Any]:
+    """Where the target keeps the bytecode of ``source`` (as ``import sitecustomize``
+    names it: through the stdlib's symbolic link on Debian), and which of it exists."""
+    paths = _source_bytecode(python, "paths", source)
+    cache = os.path.dirname(paths[0])
+    return {"source": source, "python": python,
+            "paths": {str(level): p for level, p in paths.items()},
+            "existed": [level for level, p in paths.items() if os.path.exists(p)],
+            "cache_dir_created": not os.path.isdir(cache)}
+
+
+def _compile_sitecustomize(python: str, info: dict[str, Any]) -> None:
+    """Bytecode current for every optimisation level, written by the target itself:
+    a user who cannot write ``__pycache__`` would otherwise compile the edited file
+    at every start."""
+    bytecode = info["bytecode"]
+    _source_bytecode(python, "compile", bytecode["source"])
+
+
+def _restore_bytecode(info: dict[str, Any], python: str | None) -> None:
+    """After the file is restored (content and modification time): bytecode current
+    again for the levels that had it, none for the levels that had none."""
+    bytecode = info.get("bytecode")
+    if not bytecode:
+        if info.get("created"):
+            _remove_pycache_for(Path(info["path"]))
+        return
+    existed = [int(level) for level in bytecode.get("existed", [])]
+    source = bytecode["source"]
+    if existed and os.path.exists(source):
+        for exe in (python, bytecode.get("python")):
+            if exe and os.path.exists(exe):
+                with contextlib.suppress(DeployError, OSError, ValueError):
+                    _source_bytecode(exe, "compile", source, existed)
+                    break
+    for level, path in bytecode.get("paths", {}).items():
+        if int(level) not in existed or not os.path.exists(source):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+    if bytecode.get("cache_dir_created") and bytecode.get("paths"):
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(bytecode["paths"]["0"]))
+
+
+def _remove_sitecustomize_block(info: dict[str, Any], python: str | None = None) -> str | None:
+    """Undo :func:`_add_sitecustomize_block` (the file, its modification time, its
+    bytecode); returns a problem description or None."""
     path = Path(info["path"])
     try:
         current = path.read_bytes()
@@ -609,15 +696,18 @@ def _remove_sitecustomize_block(info: dict[str, Any]) -> str | None:
     if info.get("created"):
         if current == inserted:
             path.unlink()
+            _restore_bytecode(info, python)
             _remove_pycache_for(path)
             return None
         rest = current.replace(inserted, b"", 1)
         _atomic_write(path, rest, like=os.stat(path))
+        _restore_bytecode(info, python)
         return "%s was changed after sitewarden created it; kept it without the block" % path
     if inserted in current:
         idx = current.rfind(inserted)
         restored = current[:idx] + current[idx + len(inserted):]
         _atomic_write(path, restored, like=os.stat(path), mtime_ns=info.get("original_mtime_ns"))
+        _restore_bytecode(info, python)
         return None
     return "%s no longer holds sitewarden's block as written; left it unchanged" % path
 
@@ -694,7 +784,7 @@ def _uninstall_locked(site_dir: Path) -> Removal:
             os.unlink(path)
             removed.append(name)
     if manifest.get("sitecustomize"):
-        problem = _remove_sitecustomize_block(manifest["sitecustomize"])
+        problem = _remove_sitecustomize_block(manifest["sitecustomize"], manifest.get("python"))
         if problem:
             problems.append(problem)
         removed.append(manifest["sitecustomize"]["path"])

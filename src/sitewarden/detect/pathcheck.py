@@ -159,8 +159,8 @@ def watch_stdlib(names, ahead):
     # must not import a shadowing ``enum`` a second time in the middle of its import.
     from .. import HOOKS as hooks
     for name in names:
-        if name not in sys.modules:
-            hooks.setdefault(name, "detect.pathcheck:on_stdlib_loaded")
+        if name not in sys.modules and hooks.get(name) is None:  # None: no post-exec hook
+            hooks[name] = "detect.pathcheck:on_stdlib_loaded"
 
 
 def _source_of(entry):

@@ -550,7 +550,8 @@ def _watch_namespace(name, before, distro_portions):
                 bspec = find_in(full, _portion(bentry, name))
                 if is_regular(bspec):
                     _state["watch"][full] = ((bindex, bentry), (dindex, dentry, dspec))
-                    hooks.setdefault(full, "detect.shadowing:on_watched_module")
+                    if hooks.get(full) is None:  # None: a shadow-index name
+                        hooks[full] = "detect.shadowing:on_watched_module"
                     break
 
 
