@@ -223,14 +223,19 @@ def test_editable_install_has_metadata_blame_and_comparison(guarded_target):
     assert msg.startswith("'six' is imported from %s (six 1.17.0.dev0, an editable install "
                           "whose %s adds %s to sys.path)" % (proj / "src" / "six.py", pth,
                                                              proj / "src")), msg
-    assert "six 1.16.0" in msg and "pip uninstall --break-system-packages six" in msg, msg
+    # the distro's version: Debian's own six where the target has it, else 1.16.0
+    assert re.search(r"shadows the distro's copy \S+six\.py \(six \d+(\.\d+)+\)", msg), msg
+    assert "pip uninstall --break-system-packages six" in msg, msg
 
     report = check_json(t)
     (case,) = [m for m in report["shadowing"]["modules"] if m["module"] == "six"]
     assert case["winner"]["path"] == str(proj / "src" / "six.py")
     assert (case["winner"]["distribution"], case["winner"]["version"]) == (
         "six", "1.17.0.dev0")
-    assert case["comparison"] == "newer"
+    from packaging.version import Version
+
+    distro = Version(case["shadowed"][0]["version"])  # Debian's own six where there is one
+    assert case["comparison"] == ("newer" if Version("1.17.0.dev0") > distro else "older")
     # Its metadata is not "stale": its module is where its .pth says.
     assert [d["name"] for d in report["shadowing"]["distributions"]
             if not d["modules_present"]] == []
@@ -320,7 +325,9 @@ def test_metadata_inside_a_wheel_on_pythonpath_is_read(guarded_target):
     env = {"PYTHONPATH": whl.name}
     proc = t.run([t.executable, "-c", "import pyparsing; print(pyparsing.__version__)"],
                  env=env, cwd=str(d))
-    assert proc.returncode == 0 and proc.stdout.strip() == "3.0.1", proc.stderr
+    # pyparsing 3.0.1 imports sre_constants, gone in 3.15: the warning comes first all the same
+    assert (proc.returncode == 0 and proc.stdout.strip() == "3.0.1"
+            or "No module named 'sre_constants'" in proc.stderr), proc.stderr
     msg = about(proc)["pyparsing"]
     assert "%s (pyparsing 3.0.1, a PYTHONPATH entry)" % (whl / "pyparsing") in msg, msg
     assert re.search(r"pyparsing 3\.0\.1 violates the requirements of distro packages: "
