@@ -115,8 +115,21 @@ def _watched(fullname, path, target):
         except Exception:
             pass
         if hook is not None:
-            # Installer hooks fail closed: their exceptions propagate.
-            return _call("guard.patching:spec_with_hook", _this(), fullname, path, target, hook)
+            # Installer hooks fail closed: their exceptions propagate, and a damaged
+            # runtime refuses installs (see _damage).
+            try:
+                return _call("_damage:spec", _this(), fullname, path, target, hook)
+            except ImportError as exc:
+                if getattr(exc, "name", None) != __name__ + "._damage":
+                    raise
+                if not isinstance(hook, str) or hook.endswith(
+                        (":on_misc_module", ":on_req_uninstall_module")):
+                    return None  # not an installer: imported untouched
+                site = os.path.dirname(os.path.dirname(__file__))
+                raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
+                                 "(sitewarden/_damage.py is missing): installs are refused; "
+                                 "run `sitewarden install --python %s` again"
+                                 % (site, sys.executable)) from None
         return None
     finally:
         _busy.discard(ident)
