@@ -116,18 +116,18 @@ def _watched(fullname, path, target):
             pass
         if hook is not None:
             # Installer hooks fail closed: their exceptions propagate, and a damaged
-            # runtime refuses installs (see _damage).
+            # runtime refuses installs (see guard/damage.py).
             try:
-                return _call("_damage:spec", _this(), fullname, path, target, hook)
+                return _call("guard.damage:spec", _this(), fullname, path, target, hook)
             except ImportError as exc:
-                if getattr(exc, "name", None) != __name__ + "._damage":
+                if getattr(exc, "name", None) != __name__ + ".guard.damage":
                     raise
-                if not isinstance(hook, str) or hook.endswith(
-                        (":on_misc_module", ":on_req_uninstall_module")):
-                    return None  # not an installer: imported untouched
+                if not isinstance(hook, str) or fullname.endswith(
+                        ("utils", ".misc", "req_uninstall", "distutils.command.install")):
+                    return None  # imported to learn paths, not to install: untouched
                 site = os.path.dirname(os.path.dirname(__file__))
                 raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
-                                 "(sitewarden/_damage.py is missing): installs are refused; "
+                                 "(sitewarden/guard/damage.py is missing): installs are refused; "
                                  "run `sitewarden install --python %s` again"
                                  % (site, sys.executable)) from None
         return None

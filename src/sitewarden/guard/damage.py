@@ -1,7 +1,8 @@
 """A damaged runtime: programs keep working, installs are refused, loudly.
 
 Every installer hook goes through :func:`spec` (called by the finder in
-``sitewarden/__init__``).  The first time, the deployed runtime is checked
+``sitewarden/__init__``, which has a last resort of its own for when this very
+file is missing).  The first time, the deployed runtime is checked
 against its manifest (``sitewarden/_deployment.json``, written by ``sitewarden
 install``): every ``.py`` file it lists must be readable.  An intact runtime
 patches the module as usual (``guard.patching``).  A damaged one (a file
@@ -9,8 +10,9 @@ deleted, or a module that fails to import) patches nothing it cannot trust:
 imports that only feed warnings or rule 2 proceed untouched, and the entry
 points of installers refuse with one line naming the damage and the fix.
 
-Only ``os`` and ``sys`` are imported, and nothing else of sitewarden: this
-module must work when any other one is missing.  A runtime without a manifest
+Only ``os`` and ``sys`` are imported, and nothing else of sitewarden (but
+``patching``, when the runtime is intact): this module must work when any
+other one is missing.  A runtime without a manifest
 and without a startup hook beside it (a source checkout) is trusted.
 """
 
@@ -37,7 +39,8 @@ _state = {"damage": None}
 
 
 def _package_dir():
-    return os.path.dirname(os.path.abspath(__file__))
+    """The deployed ``sitewarden`` package (this file is in its ``guard/``)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def damage():
@@ -100,7 +103,7 @@ def spec(finder, fullname, path, target, hook):
     problem = damage()
     if not problem:
         try:
-            from .guard.patching import spec_with_hook
+            from .patching import spec_with_hook
         except ImportError as exc:
             problem = "%s cannot be imported: %s" % ("sitewarden.guard.patching", exc)
         else:
