@@ -65,6 +65,8 @@ def _check(package):
             return ""  # not deployed by `sitewarden install` (a source checkout)
         return "sitewarden/_deployment.json is %s" % (
             "missing" if isinstance(exc, FileNotFoundError) else "unreadable")
+    # The Debian package's copy (packaging/build-deb) is repaired by reinstalling it.
+    _state["dpkg"] = '"installer": "dpkg"' in text
     missing = []
     for line in text.splitlines():
         # json.dumps(indent=2) writes one file per line: "sitewarden/guard/refusal.py",
@@ -83,10 +85,11 @@ def _check(package):
 
 def line(problem):
     """The one line an installer prints when the runtime is damaged."""
+    fix = ("apt install --reinstall sitewarden" if _state.get("dpkg")
+           else "sitewarden install --python %s" % sys.executable)
     return ("sitewarden: error: the guard deployed in %s is damaged (%s): installs are refused "
-            "until it is repaired; run `sitewarden install --python %s` again "
-            "(SITEWARDEN_DISABLE=1 turns the guard off)"
-            % (os.path.dirname(_package_dir()), problem, sys.executable))
+            "until it is repaired; run `%s` again (SITEWARDEN_DISABLE=1 turns the guard off)"
+            % (os.path.dirname(_package_dir()), problem, fix))
 
 
 def _say(problem):
