@@ -122,10 +122,11 @@ def _watched(fullname, path, target):
             except ImportError as exc:
                 if getattr(exc, "name", None) != __name__ + ".guard.damage":
                     raise
-                if not isinstance(hook, str) or fullname.endswith(
-                        ("utils", ".misc", "req_uninstall", "distutils.command.install")):
-                    return None  # imported to learn paths, not to install: untouched
-                site = os.path.dirname(os.path.dirname(__file__))
+                if not (fullname in ("ensurepip", "installer._core") or fullname.endswith((
+                        "commands.install", "commands.uninstall", "command.develop",
+                        "command.easy_install"))):
+                    return None  # not an installer's command (or imported for paths)
+                site = __file__.rpartition("/")[0].rpartition("/")[0]
                 raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
                                  "(sitewarden/guard/damage.py is missing): installs are refused; "
                                  "run `sitewarden install --python %s` again"
