@@ -51,7 +51,8 @@ def bare_target(request):
 
 
 #: Wheels the install tests use, from PyPI (cached), served with --no-index --find-links.
-WHEELHOUSE = [("six", "1.17.0"), ("six", "1.16.0"), ("pyparsing", "3.1.4")]
+WHEELHOUSE = [("six", "1.17.0"), ("six", "1.16.0"), ("pyparsing", "3.1.4"),
+              ("iniconfig", "2.0.0")]  # iniconfig: in no distro directory
 
 
 @pytest.fixture(scope="session")

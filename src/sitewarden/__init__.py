@@ -115,8 +115,22 @@ def _watched(fullname, path, target):
         except Exception:
             pass
         if hook is not None:
-            # Installer hooks fail closed: their exceptions propagate.
-            return _call("guard.patching:spec_with_hook", _this(), fullname, path, target, hook)
+            # Installer hooks fail closed: their exceptions propagate, and a damaged
+            # runtime refuses installs (see guard/damage.py).
+            try:
+                return _call("guard.damage:spec", _this(), fullname, path, target, hook)
+            except ImportError as exc:
+                if getattr(exc, "name", None) != __name__ + ".guard.damage":
+                    raise
+                if not (fullname in ("ensurepip", "installer._core") or fullname.endswith((
+                        "commands.install", "commands.uninstall", "command.develop",
+                        "command.easy_install"))):
+                    return None  # not an installer's command (or imported for paths)
+                site = __file__.rpartition("/")[0].rpartition("/")[0]
+                raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
+                                 "(sitewarden/guard/damage.py is missing): installs are refused; "
+                                 "run `sitewarden install --python %s` again"
+                                 % (site, sys.executable)) from None
         return None
     finally:
         _busy.discard(ident)

@@ -23,6 +23,7 @@ setuptools), with ``python -m pip --version`` (+ starts, - fails)::
     20.3.4    +    +    +    +    -    -     distutils
     21.3.1    +    +    +    +    -    -     distutils
     22.3.1    +    +    +    +    +    +
+    23.0      +    +    +    +    +    +     (PEP 668 without the override)
     23.0.1    +    +    +    +    +    +
     24.0      +    +    +    +    +    +
     25.x    25.0.1 25.3 25.3 25.3 25.3 25.3  25.1+ requires Python >= 3.9
@@ -56,7 +57,7 @@ PYPI_JSON = "https://pypi.org/pypi/%s/json"
 INDEX_TTL = 24 * 3600
 
 MATRIX: Tuple[str, ...] = ("9.0.3", "10.0.1", "18.1", "19.3.1", "20.3.4", "21.3.1", "22.3.1",
-                           "23.0.1", "24.0", "25.*", "26.*")
+                           "23.0", "23.0.1", "24.0", "25.*", "26.*")
 
 #: (oldest Python, oldest pip that starts there): measured, see the table above.
 START_RULES: Tuple[Tuple[Tuple[int, int], str], ...] = (

@@ -101,9 +101,20 @@ class Deployment:
             "hook": self.hook,
             "hook_files": self.hook_files,
             "sitecustomize": (self.manifest or {}).get("sitecustomize"),
-            "complete": self.manifest is not None,
+            "complete": self.manifest is not None and not self.missing,
+            "missing": self.missing,
             "installer": self.installer,
         }
+
+    @property
+    def missing(self) -> list[str]:
+        """Files of the runtime that the manifest lists and that are gone (the
+        runtime's own check, ``sitewarden.guard.damage``, looks at the same ``.py`` files;
+        the manifest itself when it is missing)."""
+        if self.manifest is None:
+            return [MANIFEST] if self.hook_files else []
+        return [f for f in self.manifest.get("files", []) if f.endswith(".py")
+                and not os.access(self.site_dir / f, os.R_OK)]
 
 
 # ---------------------------------------------------------------- locations

@@ -106,7 +106,16 @@ def _target_for_change(args: argparse.Namespace) -> targets.Target:
                 "interpreter, e.g.: sitewarden %s --python %s"
                 % (sys.prefix, args.command, base)
             )
-    return targets.probe_target(args.python)
+    target = targets.probe_target(args.python)
+    venv = targets.venv_of(target)
+    if venv is not None:
+        base = targets.venv_base(venv) or "/usr/bin/python3"
+        raise UsageError(
+            "%s is the interpreter of the virtual environment %s; the guard belongs in a "
+            "base interpreter (deploying here would change the base's site directories "
+            "or guard nothing), e.g.: sitewarden %s --python %s"
+            % (target.executable, venv, args.command, base))
+    return target
 
 
 def _site_dir(args: argparse.Namespace, target: targets.Target) -> Path:

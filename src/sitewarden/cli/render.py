@@ -82,7 +82,7 @@ def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> 
     loaded = _loaded_from(dep, data) if len(data["deployments"]) > 1 else None
     return "  deployed: %s (sitewarden %s, %s)%s%s" % (
         dep["site_dir"], dep["version"] or "?", kind,
-        "" if dep["complete"] else style.warn(" incomplete: no manifest"),
+        "" if dep["complete"] else style.warn(" incomplete"),
         "" if loaded is None else style.good(" [loaded]") if loaded
         else style.dim(" [silent: another copy is loaded]"))
 
@@ -110,6 +110,13 @@ def render_status(data: dict[str, Any], style: Style) -> str:
     if data["deployments"]:
         for dep in data["deployments"]:
             lines.append(deployment_line(dep, data, style))
+            if not dep["complete"]:
+                missing = dep.get("missing") or ["sitewarden/_deployment.json (the manifest)"]
+                fix = ("apt install --reinstall sitewarden" if dep.get("installer") == "dpkg"
+                       else "sitewarden install --python %s" % data["python"])
+                lines.append("  %s the deployment is incomplete: missing %s; installs are "
+                             "refused until `%s` repairs it"
+                             % (style.warn("damaged:"), ", ".join(missing), fix))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     lines.extend(render_orphans(data.get("orphans") or [], style))

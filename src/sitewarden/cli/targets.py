@@ -215,3 +215,45 @@ def machine_interpreters(dirs: tuple[str, ...] = INTERPRETER_DIRS) -> list[tuple
             found[real] = (path, [])
             order.append(real)
     return [found[r] for r in order]
+
+def venv_of(target: Target) -> str | None:
+    """The virtual environment ``target`` belongs to, or None.
+
+    The probe runs with ``-S``, and before 3.11 ``site`` is what reads
+    ``pyvenv.cfg``: so the executable's own location decides (PEP 405: a
+    ``pyvenv.cfg`` beside it or one directory up), as it is given, not resolved
+    (a venv's python is a link to its base)."""
+    if target.facts.get("virtualenv"):
+        return str(target.facts.get("prefix"))
+    bindir = os.path.dirname(os.path.abspath(target.executable))
+    for d in (bindir, os.path.dirname(bindir)):
+        if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
+            return d
+    return None
+
+
+def venv_base(venv: str) -> str | None:
+    """The base interpreter a venv was made from, from its ``pyvenv.cfg``: the
+    command that created it (3.11+), else ``executable``, else ``home``'s python."""
+    values = {}
+    for d in (venv, os.path.dirname(venv)):
+        try:
+            with open(os.path.join(d, "pyvenv.cfg"), encoding="utf-8") as f:
+                for line in f:
+                    key, sep, value = line.partition("=")
+                    if sep:
+                        values[key.strip().lower()] = value.strip()
+            break
+        except OSError:
+            continue
+    command = values.get("command", "").split()
+    candidates = [command[0] if command else None, values.get("executable")]
+    home, version = values.get("home"), values.get("version", values.get("version_info", ""))
+    if home:
+        short = ".".join(version.split(".")[:2])
+        candidates += [os.path.join(home, "python" + short) if short else None,
+                       os.path.join(home, "python3")]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None

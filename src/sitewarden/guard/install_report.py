@@ -1,10 +1,12 @@
 """What an install left shadowed: PEP 668's recommended end-of-run warning.
 
-After a successful install into the interpreter's own directories, the pip
-guard calls :func:`report`.  The analysis is ``check``'s own shadowing
-collector, run in a fresh process of the same interpreter (with the guard
-disabled there): it needs metadata readers and ``packaging``, and pip 26.3
-refuses new imports once an installation has started.  Runtime module.
+After a successful install into the interpreter's own directories, the pip,
+setuptools and installer guards call :func:`report` with what the install wrote
+(the scheme guard notes it), so only what this install changed is listed.
+The analysis is ``check``'s own shadowing collector, run in a fresh process
+of the same interpreter (with the guard disabled there): it needs metadata
+readers and ``packaging``, and pip 26.3 refuses new imports once an
+installation has started.  Runtime module.
 """
 
 import os
@@ -41,9 +43,11 @@ def collect(timeout=60):
 
     env = dict(os.environ)
     env["SITEWARDEN_DISABLE"] = "1"
+    # In "/": the installer's working directory (a project with its own six.py) is
+    # not the interpreter's, and no code from it runs.
     proc = subprocess.run([sys.executable, "-c", CHILD, _package_root()], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, timeout=timeout)
+                          stdin=subprocess.DEVNULL, timeout=timeout, cwd=os.path.sep)
     data = json.loads(proc.stdout.decode("utf-8"))
     return data["cases"], data["violations"]
 
@@ -88,11 +92,30 @@ def format_report(cases, violations):
     return "\n".join(lines) + "\n"
 
 
-def report(stream=None):
-    """Print the report (nothing when nothing is shadowed).  Never raises."""
+def changed_by(cases, written):
+    """The cases whose winning copy is an entry this install wrote: ``written`` is
+    ``{(own directory, top-level entry)}`` from the scheme guard."""
+    out = []
+    for case in cases:
+        path = os.path.realpath(case["winner"]["path"].rstrip(os.sep))
+        for own, entry in written:
+            if path == os.path.join(own, entry) or path.startswith(
+                    os.path.join(own, entry) + os.sep):
+                out.append(case)
+                break
+    return out
+
+
+def report(stream=None, written=None):
+    """Print the report of what this install (``written``, see :func:`changed_by`;
+    None: everything) left shadowed; nothing when nothing is.  Never raises."""
     stream = sys.stderr if stream is None else stream
     try:
+        if written is not None and not written:
+            return
         cases, violations = collect()
+        if written is not None:
+            cases = changed_by(cases, written)
         text = format_report(cases, violations)
         if text:
             stream.write(text)

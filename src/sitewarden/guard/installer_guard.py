@@ -1,10 +1,12 @@
 """pypa/installer: ``installer.install()`` and ``python -m installer``.
 
-Refused when the destination is the interpreter's own scheme (no
-``destdir``, purelib/platlib one of its site directories) outside a virtual
-environment and without ``PIP_BREAK_SYSTEM_PACKAGES``.  From the command line:
-pip's message, exit status 1; from code: :class:`sitewarden.ExternallyManagedError`.
-Runtime module.
+Judged by where the files land (the destination's purelib/platlib, under its
+``destdir`` when it has one), outside a virtual environment: into the standard
+library or a distro directory, always refused; into one of the interpreter's
+own site directories, refused unless ``PIP_BREAK_SYSTEM_PACKAGES`` (or the pip
+configuration key) overrides it.  From the command line: pip's message, exit
+status 1; from code: :class:`sitewarden.ExternallyManagedError`.  After an
+allowed install there, what it left shadowed is reported.  Runtime module.
 """
 
 import sys
@@ -16,22 +18,39 @@ def _from_command_line():
     return getattr(spec, "name", "") in ("installer.__main__", "installer")
 
 
-def _check(destination):
+def _refuse(text):
     from ..api.categories import ExternallyManagedError
+    from . import refusal
+
+    if _from_command_line():
+        refusal._write(text)
+        raise SystemExit(refusal.PIP_ERROR_STATUS)
+    raise ExternallyManagedError(text)
+
+
+def _check(destination):
+    """Refuse, or arm the scheme guard; True when the install goes into the interpreter."""
     from . import refusal, scheme_guard
     from .marker import in_virtualenv
 
-    if in_virtualenv() or getattr(destination, "destdir", None):
-        return
+    if in_virtualenv():
+        return False
     scheme = getattr(destination, "scheme_dict", None) or {}
-    if not scheme_guard.targets_interpreter([scheme.get("purelib"), scheme.get("platlib")]):
-        return
+    destdir = getattr(destination, "destdir", None)
+    paths = [scheme_guard.change_root(destdir, p) if p else p
+             for p in (scheme.get("purelib"), scheme.get("platlib"))]
+    verdict, directory = scheme_guard.judge(paths)
+    if verdict == "protected":
+        from .scheme_guard import own_dirs
+
+        own = own_dirs()
+        _refuse(refusal.protected_message(directory, own[0] if own else None))
+    if verdict is None:
+        return False
     if refusal.applies() and not refusal.override_active("install"):
-        if _from_command_line():
-            refusal.write_message()
-            raise SystemExit(refusal.PIP_ERROR_STATUS)
-        raise ExternallyManagedError(refusal.message())
+        _refuse(refusal.message(installer="installer"))
     scheme_guard.arm()
+    return True
 
 
 def on_core_module(module):
@@ -40,8 +59,16 @@ def on_core_module(module):
         return
 
     def wrapped(source, destination, *args, **kwargs):
-        _check(destination)
-        return install(source, destination, *args, **kwargs)
+        into_interpreter = _check(destination)
+        result = install(source, destination, *args, **kwargs)
+        if into_interpreter:
+            try:
+                from . import install_report, scheme_guard
+
+                install_report.report(None, scheme_guard.written())
+            except Exception:
+                pass
+        return result
 
     wrapped._sitewarden_original = install
     wrapped.__doc__ = install.__doc__

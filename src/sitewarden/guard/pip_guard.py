@@ -7,9 +7,15 @@ execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
 - ``InstallCommand``/``UninstallCommand``: ``main`` adds
   ``--break-system-packages`` to an old pip's parser (so its flag, variable
   and configuration key work as on pip 23);
-  ``run`` refuses, before anything is downloaded, what pip 23 refuses (pip
-  23+ refuses for itself, so it is left to do so: no double report), arms the
-  scheme guard, and reports shadowed distro packages after an install.
+  ``run`` decides for every pip, before anything is downloaded: refused
+  what pip 23.0.1 refuses, and installs whose files land in the interpreter's
+  own directories whatever the option (``--target``, ``--prefix``, ``--root``
+  resolving there); refused always what would land in a distro directory or
+  the standard library.  pip 23+'s own check is skipped meanwhile (pip 23.0
+  has no override, pip's check reads an unreadable marker as no marker; one
+  report, not two).  It arms the scheme guard, lets the build subprocesses
+  of an overridden command through for that command only, and reports what
+  the install left shadowed (not under ``-q``).
 - ``is_local`` (and ``UninstallPathSet._permitted``, which pip 24 stopped
   basing on it): a distribution in a distro directory is not pip's to
   remove, so an upgrade installs the new version locally and leaves the
@@ -25,34 +31,66 @@ import sys
 _state = {"refused_dists": [], "command": None}
 
 
-def pip_version():
-    pip = sys.modules.get("pip")
-    raw = getattr(pip, "__version__", "0")
-    parts = []
-    for piece in raw.split(".")[:2]:
-        digits = ""
-        for ch in piece:
-            if not ch.isdigit():
-                break
-            digits += ch
-        parts.append(int(digits or 0))
-    while len(parts) < 2:
-        parts.append(0)
-    return tuple(parts)
+def _landing_dirs(options):
+    """Where ``pip install`` with these options puts packages (purelib, platlib),
+    asked of pip itself: ``--target`` is the directory; ``--prefix``, ``--root`` and
+    ``--user`` go through pip's own scheme function (``get_scheme`` since pip 20.3,
+    ``distutils_scheme`` before), so the answer is pip's on every release."""
+    target = getattr(options, "target_dir", None)
+    if target:
+        return [target]
+    kwargs = {"user": bool(getattr(options, "use_user_site", False)), "home": None,
+              "root": getattr(options, "root_path", None),
+              "isolated": bool(getattr(options, "isolated_mode", False)),
+              "prefix": getattr(options, "prefix_path", None)}
+    for name in ("pip._internal.locations", "pip.locations"):
+        locations = sys.modules.get(name)
+        if locations is None:
+            continue
+        get_scheme = getattr(locations, "get_scheme", None)
+        if get_scheme is not None:
+            scheme = get_scheme("", **kwargs)
+            return [scheme.purelib, scheme.platlib]
+        distutils_scheme = getattr(locations, "distutils_scheme", None)
+        if distutils_scheme is not None:
+            scheme = distutils_scheme("", **kwargs)
+            return [scheme.get("purelib"), scheme.get("platlib")]
+    return _sysconfig_landing_dirs(kwargs)
 
 
-def pip_checks_itself():
-    """pip 23.0+ has its own PEP 668 check (23.0.1+ with the override)."""
-    return pip_version() >= (23, 0)
+def _sysconfig_landing_dirs(kwargs):
+    """The same answer from sysconfig, when pip's function cannot be found."""
+    import sysconfig
+
+    from . import scheme_guard
+    from .marker import default_scheme
+
+    if kwargs["prefix"]:
+        paths = sysconfig.get_paths("posix_prefix", vars={
+            "base": kwargs["prefix"], "platbase": kwargs["prefix"]})
+    elif kwargs["user"]:
+        paths = sysconfig.get_paths("posix_user")
+    else:
+        paths = sysconfig.get_paths(default_scheme())
+    return [scheme_guard.change_root(kwargs["root"], paths.get(k)) for k in ("purelib", "platlib")]
 
 
-def _exempt(options):
-    """pip 23's ``installing_into_current_environment`` exemptions."""
-    if getattr(options, "target_dir", None) or getattr(options, "prefix_path", None):
-        return True
-    if getattr(options, "root_path", None):
-        return True
-    return bool(getattr(options, "dry_run", False) and getattr(options, "json_report_file", None))
+def _verdict(command, options):
+    """``(verdict, directory)`` of :func:`scheme_guard.judge` for this command: where
+    its files land, whatever the options that say so."""
+    from . import scheme_guard
+
+    if command == "uninstall":
+        return "interpreter", None
+    if getattr(options, "dry_run", False) and getattr(options, "json_report_file", None):
+        return None, None  # pip 23's exemption: nothing is installed
+    if not any(getattr(options, name, None) for name in ("target_dir", "prefix_path",
+                                                           "root_path")):
+        return "interpreter", None  # the default scheme, or the user site
+    try:
+        return scheme_guard.judge(_landing_dirs(options))
+    except Exception:
+        return "interpreter", None  # fail closed: refused unless overridden
 
 
 # ------------------------------------------------------------------ commands
@@ -110,24 +148,34 @@ def _wrap_run(cls, command):
 
         overridden = bool(getattr(options, "override_externally_managed", False)) or (
             refusal.inherited_override())
-        exempt = command == "install" and _exempt(options)
-        if not pip_checks_itself() and not exempt and not overridden and refusal.applies():
-            refusal.write_message()
-            return refusal.PIP_ERROR_STATUS
-        if not in_virtualenv():
+        venv = in_virtualenv()
+        verdict = None
+        if not venv:
+            # The guard decides for every pip (pip 23's own check is skipped, below):
+            # pip 23.0 has no override, pip 23+ lets a damaged marker and destinations
+            # that resolve into the interpreter through.
+            verdict, directory = _verdict(command, options)
+            if verdict == "protected":
+                refusal.write_protected(directory)
+                return refusal.PIP_ERROR_STATUS
+            if verdict == "interpreter" and not overridden and refusal.applies():
+                refusal.write_message()
+                return refusal.PIP_ERROR_STATUS
             scheme_guard.arm()
-            if overridden:
-                refusal.allow_children()
+        inherited = refusal.allow_children() if overridden and not venv else _NOTHING
         _state["refused_dists"] = []
         _state["command"] = command
         try:
             status = original(self, options, args, *rest, **kw)
         finally:
             _state["command"] = None
+            if inherited is not _NOTHING:
+                refusal.restore_children(inherited)
         if command == "uninstall" and _state["refused_dists"]:
             _report_distro_uninstall(_state["refused_dists"])
             return refusal.PIP_ERROR_STATUS
-        if command == "install" and status in (0, None) and not exempt and not in_virtualenv():
+        if (command == "install" and status in (0, None) and verdict == "interpreter"
+                and not getattr(options, "quiet", 0)):
             _report_shadowing()
         return status
 
@@ -135,7 +183,28 @@ def _wrap_run(cls, command):
     cls.run = run
 
 
+_NOTHING = object()
+
+
+def _skip_own_check(module):
+    """pip 23+'s ``check_externally_managed``, skipped while the guard's ``run``
+    (which decided already, with the same semantics) is running: one decision,
+    one report, on every pip."""
+    check = getattr(module, "check_externally_managed", None)
+    if check is None or getattr(check, "_sitewarden_original", None) is not None:
+        return
+
+    def check_externally_managed(*args, **kwargs):
+        if _state["command"] is not None:
+            return None
+        return check(*args, **kwargs)
+
+    check_externally_managed._sitewarden_original = check
+    module.check_externally_managed = check_externally_managed
+
+
 def _patch_command(module, class_name, command):
+    _skip_own_check(module)
     cls = getattr(module, class_name, None)
     if cls is None or getattr(cls.run, "_sitewarden_original", None) is not None:
         return
@@ -259,10 +328,10 @@ def _report_distro_uninstall(refused):
 
 
 def _report_shadowing():
-    """PEP 668's recommendation: say which distro packages the install shadows."""
+    """PEP 668's recommendation: say which distro packages this install shadows."""
     try:
-        from . import install_report
+        from . import install_report, scheme_guard
 
-        install_report.report(sys.stderr)
+        install_report.report(sys.stderr, scheme_guard.written())
     except Exception:
         pass

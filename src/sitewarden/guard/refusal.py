@@ -23,9 +23,15 @@ PIP_ERROR_STATUS = 1
 NOTE = (
     "note: If you believe this is a mistake, please contact your Python installation or OS "
     "distribution provider. You can override this, at the risk of breaking your Python "
-    "installation or OS, by passing --break-system-packages or setting "
-    "PIP_BREAK_SYSTEM_PACKAGES=1."
+    "installation or OS, by {how}."
 )
+#: How each installer takes the override (ensurepip, setup.py and installer reject
+#: pip's option: they read the variable and pip's configuration files).
+OVERRIDES = {
+    "pip": "passing --break-system-packages or setting PIP_BREAK_SYSTEM_PACKAGES=1",
+}
+OTHER_OVERRIDE = ("setting PIP_BREAK_SYSTEM_PACKAGES=1 in its environment (or "
+                  "break-system-packages = true in a pip configuration file)")
 HINT = "hint: See PEP 668 for the detailed specification."
 
 
@@ -101,8 +107,7 @@ def applies():
         return sys.prefix == getattr(sys, "base_prefix", sys.prefix)
 
 
-def message():
-    """pip's ``externally-managed-environment`` error, with the marker's text."""
+def _marker_lines():
     try:
         from . import marker
 
@@ -113,25 +118,50 @@ def message():
         text = DEFAULT_MESSAGE.format(reason="it could not be read")
     lines = text.splitlines() or [""]
     body = "\u2570\u2500> " + lines[0] + "".join("\n    " + ln if ln else "\n" for ln in lines[1:])
-    return "\n".join([
-        "error: externally-managed-environment",
-        "",
-        "\u00d7 This environment is externally managed",
-        body,
-        "",
-        NOTE,
-        HINT,
-    ])
+    return ["\u00d7 This environment is externally managed", body]
 
 
-def write_message(stream=None):
+def message(installer="pip"):
+    """pip's ``externally-managed-environment`` error, with the marker's text and the
+    override ``installer`` accepts."""
+    how = OVERRIDES.get(installer, OTHER_OVERRIDE)
+    return "\n".join(["error: externally-managed-environment", ""] + _marker_lines()
+                     + ["", NOTE.format(how=how), HINT])
+
+
+def protected_message(directory, local=None):
+    """The refusal of an install whose files would land in ``directory``, which belongs
+    to the distro (or is the standard library): no override lifts it (PEP 668, rule 2)."""
+    lines = ["error: externally-managed-environment", ""]
+    if applies():
+        lines += _marker_lines() + [""]
+    lines.append(
+        "note: the files would land in %s, which belongs to the operating system's package "
+        "manager (or is the standard library): installers modify only the directories of the "
+        "scheme they install into, so this is refused with or without an override. Install "
+        "into a virtual environment%s." % (directory, ", or into %s" % local if local else ""))
+    lines.append(HINT)
+    return "\n".join(lines)
+
+
+def _write(text, stream=None):
     stream = sys.stderr if stream is None else stream
-    text = message()
     try:
         stream.write(text + "\n")
     except UnicodeEncodeError:  # a C/ASCII locale: pip falls back the same way
         stream.write(text.replace("\u00d7", "x").replace("\u2570\u2500>", "+->") + "\n")
     stream.flush()
+
+
+def write_message(stream=None, installer="pip"):
+    _write(message(installer), stream)
+
+
+def write_protected(directory, stream=None):
+    from .scheme_guard import own_dirs
+
+    own = own_dirs()
+    _write(protected_message(directory, own[0] if own else None), stream)
 
 
 def inherited_override(environ=None):
@@ -144,5 +174,16 @@ def inherited_override(environ=None):
 
 
 def allow_children():
-    """Let direct subprocesses of an overridden install (builds, setup.py) through."""
+    """Let direct subprocesses of an overridden install (builds, ``setup.py``) through,
+    until :func:`restore_children` with the value returned here: an override covers
+    one command and the subprocesses it starts, nothing after it."""
+    previous = os.environ.get(INHERITED)
     os.environ[INHERITED] = str(os.getpid())
+    return previous
+
+
+def restore_children(previous):
+    if previous is None:
+        os.environ.pop(INHERITED, None)
+    else:
+        os.environ[INHERITED] = previous

@@ -12,7 +12,7 @@ import os
 import sys
 
 _state = {"armed": False, "hooked": False, "protected": None, "own": [], "refused": [],
-          "errno": None}
+          "errno": None, "written": set()}
 
 
 def scheme_dirs():
@@ -49,12 +49,43 @@ def own_dirs():
     return scheme_dirs()[0]
 
 
+def judge(paths):
+    """Where files installed into ``paths`` land, as ``(verdict, directory)``:
+    ``("protected", d)`` in the standard library or a distro directory (PEP 668's
+    rule 2: no installer may write there, override or not), ``("interpreter", d)`` in
+    one of the interpreter's own site directories (its scheme's or the user site:
+    PEP 668's rule 1 applies), else ``(None, None)``.  Real paths are compared, so a
+    symbolic link, ``--root /`` or a prefix that resolves into the interpreter counts."""
+    own, protected = scheme_dirs()
+    found = (None, None)
+    for p in paths:
+        if not p:
+            continue
+        try:
+            real = os.path.realpath(os.fsdecode(p))
+        except Exception:
+            continue
+        mine = _under(real, own)
+        theirs = _under(real, protected)
+        if theirs is not None and mine is None:
+            return "protected", theirs
+        if mine is not None and found[0] is None:
+            found = ("interpreter", mine)
+    return found
+
+
+def change_root(root, path):
+    """``path`` moved under ``root``, as pip's, distutils' and installer's
+    ``--root``/``--destdir`` do."""
+    if not root:
+        return path
+    return os.path.join(root, os.path.splitdrive(path)[1].lstrip(os.sep))
+
+
 def targets_interpreter(paths):
     """Would installing into ``paths`` change this interpreter's own site
     directories (its scheme's, the user site's, or a distro's)?"""
-    own, protected = scheme_dirs()
-    mine = set(own) | set(protected)
-    return any(p and os.path.realpath(p) in mine for p in paths)
+    return judge(paths)[0] is not None
 
 
 def _under(path, roots):
@@ -98,22 +129,34 @@ _TREE_EVENTS = ("os.rmdir", "os.rename", "shutil.rmtree", "shutil.move")
 
 # event -> indexes of the path arguments that get modified
 _PATH_EVENTS = {
-    "os.remove": (0,),
-    "os.rmdir": (0,),
-    "os.mkdir": (0,),
-    "os.rename": (0, 1),
-    "os.chmod": (0,),
-    "os.chown": (0,),
-    "os.truncate": (0,),
-    "os.utime": (0,),
-    "os.symlink": (1,),
-    "os.link": (1,),
-    "shutil.rmtree": (0,),
-    "shutil.move": (0, 1),
-    "shutil.copyfile": (1,),
-    "shutil.copymode": (1,),
-    "shutil.copystat": (1,),
+    "os.remove": ((0, 1),),
+    "os.rmdir": ((0, 1),),
+    "os.mkdir": ((0, 2),),
+    "os.rename": ((0, 2), (1, 3)),
+    "os.chmod": ((0, 2),),
+    "os.chown": ((0, 3),),
+    "os.truncate": ((0, None),),
+    "os.utime": ((0, 3),),
+    "os.symlink": ((1, 2),),
+    "os.link": ((1, 3),),
+    "shutil.rmtree": ((0, None),),
+    "shutil.move": ((0, None), (1, None)),
+    "shutil.copyfile": ((1, None),),
+    "shutil.copymode": ((1, None),),
+    "shutil.copystat": ((1, None),),
 }
+"""event -> ``(index of a modified path, index of its dir_fd or None)`` pairs."""
+
+
+def _resolve(path, dir_fd):
+    """A path relative to a directory descriptor (``shutil.rmtree`` works so), made
+    absolute; None when it cannot be (then it is judged as given)."""
+    if dir_fd is None or not isinstance(dir_fd, int) or os.path.isabs(os.fsdecode(path)):
+        return path
+    try:
+        return os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), os.fsdecode(path))
+    except OSError:
+        return None
 
 
 def _audit(event, args):
@@ -127,10 +170,12 @@ def _audit(event, args):
         indexes = _PATH_EVENTS.get(event)
         if indexes is None:
             return
-        paths = tuple(args[i] for i in indexes if i < len(args))
+        paths = tuple(
+            _resolve(args[i], args[fd] if fd is not None and fd < len(args) else None)
+            for i, fd in indexes if i < len(args))
     for path in paths:
         if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
-            continue  # file descriptors
+            continue  # file descriptors, or a dir_fd-relative path that cannot be resolved
         root = protected_root(path, ancestors=event in _TREE_EVENTS)
         if root is not None:
             errno = _state["errno"]
@@ -142,6 +187,24 @@ def _audit(event, args):
                 % (os.fsdecode(path), root),
                 os.fsdecode(path),
             )
+        _note_written(path)
+
+
+def _note_written(path):
+    """Remember the top-level entry of an own directory that this install changed."""
+    try:
+        real = os.path.realpath(os.fsdecode(path))
+        for own in _state["own"]:
+            if real.startswith(own + os.sep):
+                _state["written"].add((own, real[len(own) + 1:].split(os.sep, 1)[0]))
+                return
+    except Exception:
+        pass
+
+
+def written():
+    """``{(own directory, top-level entry)}`` changed since :func:`arm`."""
+    return set(_state["written"])
 
 
 def arm():
@@ -156,6 +219,7 @@ def arm():
         sys.addaudithook(_audit)
         _state["hooked"] = True
     _state["own"], _state["protected"] = scheme_dirs()
+    _state["written"] = set()
     _state["armed"] = True
 
 

@@ -5,28 +5,47 @@ inspects its caller's frame to choose between egg and flat installs, so it
 is never wrapped), with ``develop.run`` and ``easy_install.run``; never
 ``finalize_options``, which pip calls to learn install paths.
 
-Refused when the command would write into one of the interpreter's own site
-directories (default scheme, user site, distro directories) outside a virtual
-environment and without an override; ``--root`` is always allowed, as are
-``--prefix``/``--home``/``--install-dir`` pointing elsewhere.  The override
-is ``PIP_BREAK_SYSTEM_PACKAGES`` (or an install pip already let through).
-Runtime module.
+Judged by where the files land (the command's final install directories,
+``--root`` already applied by distutils), outside a virtual environment:
+into the standard library or a distro directory, always refused; into one of
+the interpreter's own site directories (default scheme, user site), refused
+unless overridden.  The override is ``PIP_BREAK_SYSTEM_PACKAGES`` or
+``break-system-packages = true`` in a pip configuration file (or an install
+pip already let through); ``setup.py`` rejects pip's option.  After an
+allowed install there, what it left shadowed is reported.  Runtime module.
 """
 
 
-def _check(command, paths, root=None):
-    """Refuse (SystemExit 1 with pip's message) or arm the scheme guard."""
+def _check(command, paths):
+    """Refuse (SystemExit 1 with pip's message) or arm the scheme guard; True when
+    the install goes into the interpreter (and is to be reported)."""
     from . import refusal, scheme_guard
     from .marker import in_virtualenv
 
-    if in_virtualenv() or root:
-        return
-    if not scheme_guard.targets_interpreter(paths):
-        return
+    if in_virtualenv():
+        return False
+    verdict, directory = scheme_guard.judge(paths)
+    if verdict == "protected":
+        refusal.write_protected(directory)
+        raise SystemExit(refusal.PIP_ERROR_STATUS)
+    if verdict is None:
+        return False
     if refusal.applies() and not refusal.override_active("install"):
-        refusal.write_message()
+        refusal.write_message(installer="setuptools")
         raise SystemExit(refusal.PIP_ERROR_STATUS)
     scheme_guard.arm()
+    return True
+
+
+def _report(cmd):
+    if getattr(getattr(cmd, "distribution", None), "verbose", 1) == 0:
+        return  # setup.py -q
+    try:
+        from . import install_report, scheme_guard
+
+        install_report.report(None, scheme_guard.written())
+    except Exception:
+        pass
 
 
 def _wrap_run(cls, paths_of):
@@ -35,13 +54,29 @@ def _wrap_run(cls, paths_of):
         return
 
     def wrapped(self, *args, **kwargs):
-        if not getattr(self, "_sitewarden_checked", False):
-            self._sitewarden_checked = True
-            _check(cls.__name__, paths_of(self), getattr(self, "root", None))
-        return run(self, *args, **kwargs)
+        if getattr(self, "_sitewarden_checked", False):
+            return run(self, *args, **kwargs)
+        self._sitewarden_checked = True
+        into_interpreter = _check(cls.__name__, paths_of(self))
+        result = run(self, *args, **kwargs)
+        if into_interpreter and not _nested():
+            _report(self)
+        return result
 
     wrapped._sitewarden_original = run
     cls.run = wrapped
+
+
+def _nested():
+    """Only the outermost guarded command reports (``install`` runs ``easy_install``)."""
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "wrapped" and frame.f_globals.get("__name__") == __name__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _install_paths(cmd):
@@ -72,4 +107,3 @@ def on_easy_install_module(module):
 
 
 __all__ = ["on_develop_module", "on_easy_install_module", "on_install_module"]
-
