@@ -3,8 +3,8 @@
 Every test builds a hermetic Debian-shaped python (local directory before a
 distro directory, as on Debian) with the guard deployed, "installs"
 distributions into its directories with ``make_dist``, and runs the real
-interpreter.  The numbered scenarios are those of
-``shared/reference/shadowing.md``.
+interpreter.  The numbered scenarios are the detector's test cases: each
+test's docstring says what it sets up and what must (not) be reported.
 """
 
 from __future__ import annotations

@@ -270,16 +270,21 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
         return 2 if any("error" in i for i in items) else 0
     target = targets.probe_target(args.python)
     data = status_data(target)
+    _print_one(args, style, data, render_status)
+    return 0
+
+
+def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], render: Any) -> None:
+    """One target's status or check, as JSON or text, with the default-target note."""
     note = _default_target_note(args)
     if args.json:
         print(json.dumps(data, indent=2, sort_keys=True))
         if note:
             print("sitewarden: " + note, file=sys.stderr)
     else:
-        print(render_status(data, style))
+        print(render(data, style))
         if note:
             print(style.warn(note))
-    return 0
 
 
 def check_data(python: str | None) -> dict[str, Any]:
@@ -332,15 +337,7 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
                 for r in items))
         return max(_check_status(r) for r in items)
     report = check_data(args.python)
-    note = _default_target_note(args)
-    if args.json:
-        print(json.dumps(report, indent=2, sort_keys=True))
-        if note:
-            print("sitewarden: " + note, file=sys.stderr)
-    else:
-        print(render_check(report, style))
-        if note:
-            print(style.warn(note))
+    _print_one(args, style, report, render_check)
     return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
 
 
