@@ -30,91 +30,45 @@ from pathlib import Path
 import sitewarden
 
 from . import payload
+from .deployed import (  # noqa: F401 (the read-only side, re-exported)
+    BLOCK_BEGIN,
+    BLOCK_END,
+    DPKG,
+    HOOKS,
+    MANIFEST,
+    PACKAGE,
+    PTH,
+    STAGING_PREFIX,
+    START,
+    START_READ_FROM,
+    DeployError,
+    Deployment,
+    _staging_leftovers,
+    find_deployments,
+    find_orphans,
+    read_deployment,
+    runtime_problem,
+    startup_dirs,
+    uninstall_command,
+)
 from .targets import Target
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import Any, Iterator
 
-PACKAGE = "sitewarden"
-PTH = "sitewarden.pth"
-START = "sitewarden.start"
-MANIFEST = "sitewarden/_deployment.json"
 SITECUSTOMIZE_BLOCK = "sitecustomize-block.py"
-BLOCK_BEGIN = "# >>> sitewarden guard >>>"
-BLOCK_END = "# <<< sitewarden guard <<<"
-STAGING_PREFIX = ".sitewarden-"
-HOOKS = ("pth", "start", "sitecustomize")
-#: First version whose ``site`` reads ``.start`` files (PEP 829).
-START_READ_FROM = (3, 15)
 #: First version whose ``site`` ignores ``.pth`` import lines: the ``.start`` file carries
 #: the guard from there on.
 START_DEFAULT_FROM = (3, 18)
 #: The startup files each hook writes into the site directory (the Debian package
 #: ships the same, see packaging/build-deb).
 HOOK_FILES = {"pth": (PTH,), "start": (START,), "sitecustomize": ()}
-#: ``installer`` in the manifest of the Debian package's copy: dpkg owns those files.
-DPKG = "dpkg"
 
 
 def default_hook(version: tuple[int, int]) -> str:
     """The hook for a target version: ``.pth`` while its import lines run, then ``.start``."""
     return "start" if tuple(version) >= START_DEFAULT_FROM else "pth"
-
-
-class DeployError(Exception):
-    """Deployment refused or failed; nothing was left half-written (exit status 2)."""
-
-
-class Deployment:
-    """A deployment found in a site directory."""
-
-    def __init__(self, site_dir: Path, manifest: dict[str, Any] | None,
-                 hook_files: list[str] | None = None,
-                 leftovers: list[str] | None = None) -> None:
-        self.site_dir = site_dir
-        self.manifest = manifest
-        self.hook_files = hook_files or []
-        #: Hidden staging entries a killed run left (the next install or uninstall removes them).
-        self.leftovers = leftovers or []
-
-    def __repr__(self) -> str:
-        return "Deployment(%r, version=%r)" % (str(self.site_dir), self.version)
-
-    @property
-    def version(self) -> str | None:
-        return (self.manifest or {}).get("version")
-
-    @property
-    def hook(self) -> str | None:
-        return (self.manifest or {}).get("hook")
-
-    @property
-    def installer(self) -> str | None:
-        """``"dpkg"`` for the Debian package's copy; None for ``sitewarden install``'s."""
-        return (self.manifest or {}).get("installer")
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "site_dir": str(self.site_dir),
-            "version": self.version,
-            "hook": self.hook,
-            "hook_files": self.hook_files,
-            "sitecustomize": (self.manifest or {}).get("sitecustomize"),
-            "complete": self.manifest is not None and not self.missing,
-            "missing": self.missing,
-            "installer": self.installer,
-        }
-
-    @property
-    def missing(self) -> list[str]:
-        """Files of the runtime that the manifest lists and that are gone (the
-        runtime's own check, ``sitewarden.guard.damage``, looks at the same ``.py`` files;
-        the manifest itself when it is missing)."""
-        if self.manifest is None:
-            return [MANIFEST] if self.hook_files else []
-        return [f for f in self.manifest.get("files", []) if f.endswith(".py")
-                and not os.access(self.site_dir / f, os.R_OK)]
 
 
 # ---------------------------------------------------------------- locations
@@ -130,19 +84,6 @@ def default_site_dir(target: Target, user: bool) -> Path:
     return Path(target.purelib)
 
 
-def startup_dirs(target: Target) -> list[str]:
-    """Directories whose ``.pth`` files the target reads at startup."""
-    dirs = [target.purelib, target.platlib, *target.site_dirs]
-    if target.user_site:
-        dirs.append(target.user_site)
-    seen, out = set(), []
-    for d in dirs:
-        if d and os.path.realpath(d) not in seen:
-            seen.add(os.path.realpath(d))
-            out.append(d)
-    return out
-
-
 def validate_site_dir(target: Target, site_dir: Path) -> None:
     real = os.path.realpath(site_dir)
     if real not in {os.path.realpath(d) for d in startup_dirs(target)}:
@@ -150,102 +91,6 @@ def validate_site_dir(target: Target, site_dir: Path) -> None:
             "%s is not a site directory of %s: its .pth files are never read. "
             "Site directories: %s" % (site_dir, target.executable, ", ".join(startup_dirs(target)))
         )
-
-
-def find_deployments(target: Target) -> list[Deployment]:
-    """Every deployment (or stray hook) in the target's startup directories."""
-    found = []
-    for d in startup_dirs(target):
-        dep = read_deployment(Path(d))
-        if dep is not None:
-            found.append(dep)
-    return found
-
-
-def read_deployment(site_dir: Path) -> Deployment | None:
-    manifest = None
-    try:
-        with open(site_dir / MANIFEST, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except (OSError, ValueError):
-        manifest = None
-    hooks = [name for name in (PTH, START) if os.path.lexists(site_dir / name)]
-    leftovers = _staging_leftovers(site_dir)
-    if manifest is None and not hooks and not leftovers:
-        return None
-    return Deployment(site_dir, manifest, hooks, leftovers)
-
-
-def runtime_problem(site_dir: Path) -> str | None:
-    """Why the runtime in ``site_dir`` cannot be loaded by its hook, or None."""
-    package = site_dir / PACKAGE
-    if not os.path.lexists(package):
-        return "its runtime %s is missing" % package
-    init = package / "__init__.py"
-    if not os.path.isfile(init) or not os.access(init, os.R_OK):
-        return "its runtime %s is incomplete (no readable __init__.py)" % package
-    return None
-
-
-def uninstall_command(target: Target, site_dir: Path) -> str:
-    """The ``sitewarden uninstall`` command line that removes what is in ``site_dir``."""
-    import shlex
-
-    where = ""
-    if os.path.realpath(site_dir) == os.path.realpath(target.user_site or "/nonexistent"):
-        where = " --user"
-    elif os.path.realpath(site_dir) != os.path.realpath(target.purelib):
-        where = " --site-dir %s" % shlex.quote(str(site_dir))
-    return "sitewarden uninstall --python %s%s" % (shlex.quote(target.executable), where)
-
-
-def find_orphans(target: Target) -> list[dict[str, Any]]:
-    """Every sitewarden hook of ``target`` (``.pth``, ``.start``, sitecustomize block)
-    whose runtime is missing or incomplete, with what it does and how to remove it."""
-    import shlex
-
-    out = []
-    loadable = []
-    for d in startup_dirs(target):
-        site_dir = Path(d)
-        problem = runtime_problem(site_dir)
-        if problem is None:
-            loadable.append(site_dir)
-        for name, kind in ((PTH, "pth"), (START, "start")):
-            path = site_dir / name
-            if problem is None or not os.path.lexists(path):
-                continue
-            if kind == "start" and tuple(target.version) >= START_READ_FROM:
-                effect = ("every start of %s prints \"Error resolving entry point "
-                          "sitewarden:activate\" and a traceback" % target.executable)
-            elif kind == "start":
-                effect = "ignored by Python %s (no .start files before 3.15)" % (
-                    target.version_string)
-            else:
-                effect = "silent (its line checks that the runtime is there), but left behind"
-            out.append({"hook": str(path), "kind": kind, "site_dir": str(site_dir),
-                        "problem": problem, "effect": effect,
-                        "remove": "rm %s" % shlex.quote(str(path)),
-                        "uninstall": uninstall_command(target, site_dir)})
-    sitecustomize = target.sitecustomize
-    if sitecustomize and not loadable:
-        try:
-            with open(sitecustomize, "rb") as f:
-                has_block = BLOCK_BEGIN.encode() in f.read()
-        except OSError:
-            has_block = False
-        if has_block:
-            out.append({"hook": str(os.path.realpath(sitecustomize)), "kind": "sitecustomize",
-                        "site_dir": None,
-                        "problem": "no sitewarden runtime in any site directory of %s"
-                        % target.executable,
-                        "effect": "silent (the block ignores a missing runtime), but left behind",
-                        "remove": "sitewarden uninstall --python %s (or delete the lines "
-                        "between '%s' and '%s')" % (shlex.quote(target.executable),
-                                                    BLOCK_BEGIN, BLOCK_END),
-                        "uninstall": "sitewarden uninstall --python %s"
-                        % shlex.quote(target.executable)})
-    return out
 
 
 def remove_orphaned_block(path: str) -> bool:
@@ -337,14 +182,6 @@ def _remove_tree(path: Path) -> None:
             path.unlink()
         return
     shutil.rmtree(path)
-
-
-def _staging_leftovers(site_dir: Path) -> list[str]:
-    """Hidden ``.sitewarden-*`` entries: what killed runs left."""
-    try:
-        return sorted(n for n in os.listdir(site_dir) if n.startswith(STAGING_PREFIX))
-    except OSError:
-        return []
 
 
 def _clean_stale_staging(site_dir: Path) -> list[str]:

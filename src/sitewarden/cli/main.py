@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
 from .. import __version__
-from . import deploy, targets
+from . import deployed, targets
+from .jsontext import dumps
 from .render import Style, render_check, render_status, render_status_all
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
     from typing import Any, Sequence
 
 EXAMPLES = """\
@@ -44,7 +44,7 @@ def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
         g = p.add_mutually_exclusive_group()
         g.add_argument("--user", action="store_true",
                        help="the target's user site directory instead of its default scheme")
-        g.add_argument("--site-dir", metavar="DIR", type=Path,
+        g.add_argument("--site-dir", metavar="DIR",
                        help="a specific site directory of the target")
 
 
@@ -55,6 +55,8 @@ def _add_all_option(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not for the plain forms of `check` and `status` (see _plain_args)
+
     parser = argparse.ArgumentParser(
         prog="sitewarden",
         description="A PEP 668 guard inside the interpreter: blocks installs into externally "
@@ -70,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("install", help="deploy the guard into an interpreter",
                        description="Deploy the guard so that every start of the target loads it.")
     _add_target_options(p, where=True)
-    p.add_argument("--hook", choices=deploy.HOOKS, default=None,
+    p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="how the guard is loaded: by default a .pth file (Python < 3.18) or "
                    "a PEP 829 .start file (3.18+, where .pth import lines no longer run); "
                    "'start' forces the .start file on 3.15-3.17 (it costs every start the "
@@ -79,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("uninstall", help="remove the guard from an interpreter",
                        description="Remove exactly what install wrote.")
     _add_target_options(p, where=True)
-    p.add_argument("--hook", choices=deploy.HOOKS, default=None,
+    p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active")
@@ -119,6 +121,10 @@ def _target_for_change(args: argparse.Namespace) -> targets.Target:
 
 
 def _site_dir(args: argparse.Namespace, target: targets.Target) -> Path:
+    from pathlib import Path  # install and uninstall only
+
+    from . import deploy  # install and uninstall only: pathlib, contextlib...
+
     if args.site_dir is not None:
         site_dir = Path(os.path.abspath(args.site_dir))
         deploy.validate_site_dir(target, site_dir)
@@ -127,6 +133,8 @@ def _site_dir(args: argparse.Namespace, target: targets.Target) -> Path:
 
 
 def cmd_install(args: argparse.Namespace, style: Style) -> int:
+    from . import deploy  # install and uninstall only: pathlib, contextlib...
+
     target = _target_for_change(args)
     if args.hook == "sitecustomize" and args.user:
         raise UsageError("--hook sitecustomize guards the whole interpreter; "
@@ -166,6 +174,8 @@ def cmd_install(args: argparse.Namespace, style: Style) -> int:
 
 
 def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
+    from . import deploy  # install and uninstall only: pathlib, contextlib...
+
     target = _target_for_change(args)
     site_dir = _site_dir(args, target)
     # A sitecustomize block left without any runtime (no manifest records it) goes too.
@@ -194,7 +204,7 @@ def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
 
 
 def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -> dict[str, Any]:
-    deployments = [d.as_json() for d in deploy.find_deployments(target)]
+    deployments = [d.as_json() for d in deployed.find_deployments(target)]
     if startup is None:
         startup = targets.startup_status(target)
     return {
@@ -203,7 +213,7 @@ def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -
         "python_version": target.version_string,
         "virtualenv": target.virtualenv,
         "deployments": deployments,
-        "orphans": deploy.find_orphans(target),
+        "orphans": deployed.find_orphans(target),
         "active": bool(startup.get("active")),
         "active_module": startup.get("module_file"),
         "active_version": startup.get("version"),
@@ -264,7 +274,7 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
     if args.all:
         items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
         if args.json:
-            print(json.dumps({"interpreters": items}, indent=2, sort_keys=True))
+            print(dumps({"interpreters": items}))
         else:
             print(render_status_all(items, style))
         return 2 if any("error" in i for i in items) else 0
@@ -278,7 +288,7 @@ def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], ren
     """One target's status or check, as JSON or text, with the default-target note."""
     note = _default_target_note(args)
     if args.json:
-        print(json.dumps(data, indent=2, sort_keys=True))
+        print(dumps(data))
         if note:
             print("sitewarden: " + note, file=sys.stderr)
     else:
@@ -329,7 +339,7 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
     if args.all:
         items = _each(args, check_data)
         if args.json:
-            print(json.dumps({"interpreters": items}, indent=2, sort_keys=True))
+            print(dumps({"interpreters": items}))
         else:
             print("\n\n".join(
                 render_check(r, style) if "error" not in r
@@ -345,13 +355,39 @@ COMMANDS = {"install": cmd_install, "uninstall": cmd_uninstall, "status": cmd_st
             "check": cmd_check}
 
 
+class _PlainArgs:
+    """What argparse would make of a plain ``check``/``status`` command line."""
+
+    def __init__(self, command: str) -> None:
+        self.command, self.python, self.all, self.json = command, None, False, False
+
+
+def _plain_args(argv: Sequence[str]) -> _PlainArgs | None:
+    """``check`` and ``status`` with ``--json``, ``--all`` and ``--python EXE`` each at
+    most once, parsed without argparse (whose import, with gettext's, is a tenth of a
+    ``check``); None for anything else, which argparse parses (and reports)."""
+    if not argv or argv[0] not in ("check", "status"):
+        return None
+    args, rest = _PlainArgs(argv[0]), list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("--json", "--all") and not getattr(args, arg[2:]):
+            setattr(args, arg[2:], True)
+        elif arg == "--python" and args.python is None and rest and \
+                not rest[0].startswith("-"):
+            args.python = rest.pop(0)
+        else:
+            return None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _plain_args(argv) or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
         return COMMANDS[args.command](args, style)
-    except (UsageError, targets.TargetError, deploy.DeployError) as exc:
+    except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -11,89 +11,102 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from pathlib import Path
 
 import sitewarden
+
+TYPE_CHECKING = False  # pathlib is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: packaging modules the runtime needs (``licenses`` and ``metadata`` are not).
 VENDORED_PACKAGING_SKIP = {"licenses", "metadata.py", "py.typed", "__pycache__"}
 
 
-def package_dir() -> Path:
-    return Path(sitewarden.__file__).resolve().parent
+def package_dir() -> str:
+    return os.path.dirname(os.path.realpath(sitewarden.__file__))
 
 
-def hooks_dir() -> Path:
+def hooks_dir() -> str:
     """Where ``sitewarden.pth``, ``sitewarden.start`` and the sitecustomize block are."""
     try:
-        import sitewarden._hooks as hooks
+        import sitewarden._hooks as hooks  # only in a wheel; not needed by `check`
 
         for entry in hooks.__path__:
-            if (Path(entry) / "sitewarden.pth").is_file():
-                return Path(entry)
+            if os.path.isfile(os.path.join(entry, "sitewarden.pth")):
+                return entry
     except ImportError:
         pass
-    checkout = package_dir().parent.parent / "hooks"  # src/sitewarden -> hooks
-    if (checkout / "sitewarden.pth").is_file():
+    checkout = os.path.join(os.path.dirname(os.path.dirname(package_dir())), "hooks")
+    if os.path.isfile(os.path.join(checkout, "sitewarden.pth")):  # src/sitewarden -> hooks
         return checkout
     raise FileNotFoundError("sitewarden's hooks directory is missing from this installation")
 
 
 def hook_text(name: str) -> str:
-    return (hooks_dir() / name).read_text(encoding="utf-8")
+    with open(os.path.join(hooks_dir(), name), encoding="utf-8") as f:
+        return f.read()
 
 
-def _runtime_sources() -> list[tuple[str, Path | None]]:
+def _runtime_sources() -> list[tuple[str, str | None]]:
     """``(relative path inside the deployed tree, source file)`` pairs."""
     out = _code_sources()
     vendored = [p for rel, p in out if rel == "sitewarden/_vendor/packaging/__init__.py"]
-    out.extend(_packaging_licenses(vendored[0].parent))
+    out.extend(_packaging_licenses(os.path.dirname(vendored[0])))
     return out
 
 
-def _code_sources() -> list[tuple[str, Path | None]]:
+def _python_files(top: str, skip: set[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(posix path relative to top, path)`` of the ``.py`` files under ``top``, sorted,
+    leaving out ``__pycache__`` and the top-level entries named in ``skip``."""
+    found = []
+    for dirpath, dirs, files in os.walk(top):
+        rel_dir = os.path.relpath(dirpath, top)
+        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not (not rel_dir and d in skip)]
+        found.extend((rel_dir + name, os.path.join(dirpath, name)) for name in files
+                     if name.endswith(".py") and not (not rel_dir and name in skip)
+                     and os.path.isfile(os.path.join(dirpath, name)))
+    return sorted(found)
+
+
+def _code_sources() -> list[tuple[str, str | None]]:
     """The Python files of the runtime tree (no licence texts: finding those imports
     ``importlib.metadata``); ``None`` for the generated ``_vendor/__init__.py``."""
-    out: list[tuple[str, Path | None]] = []
     pkg = package_dir()
-    for path in sorted(pkg.rglob("*.py")):
-        rel = path.relative_to(pkg)
-        if "__pycache__" in rel.parts or rel.parts[0] in ("_vendor", "_hooks"):
-            continue
-        out.append(("sitewarden/" + rel.as_posix(), path))
-    vendor = pkg / "_vendor"
-    if (vendor / "packaging" / "__init__.py").is_file():  # running from a deployed copy
-        src = vendor / "packaging"
+    out: list[tuple[str, str | None]] = [
+        ("sitewarden/" + rel, path) for rel, path in _python_files(pkg, ("_vendor", "_hooks"))]
+    vendored = os.path.join(pkg, "_vendor", "packaging")
+    if os.path.isfile(os.path.join(vendored, "__init__.py")):  # running from a deployed copy
+        src = vendored
     else:
-        import packaging
+        import packaging  # the CLI's own packaging, copied into the runtime: install only
 
-        src = Path(packaging.__file__).resolve().parent
+        src = os.path.dirname(os.path.realpath(packaging.__file__))
     out.append(("sitewarden/_vendor/__init__.py", None))
-    for path in sorted(src.rglob("*")):
-        rel = path.relative_to(src)
-        if rel.parts[0] in VENDORED_PACKAGING_SKIP or "__pycache__" in rel.parts:
-            continue
-        if path.is_file() and path.suffix == ".py":
-            out.append(("sitewarden/_vendor/packaging/" + rel.as_posix(), path))
+    out.extend(("sitewarden/_vendor/packaging/" + rel, path)
+               for rel, path in _python_files(src, VENDORED_PACKAGING_SKIP))
     return out
 
 
-def _packaging_licenses(src: Path) -> list[tuple[str, Path]]:
+def _packaging_licenses(src: str) -> list[tuple[str, str]]:
     """packaging's licence texts travel with the vendored copy."""
-    found = [p for p in src.glob("LICENSE*") if p.is_file()]  # a deployed copy keeps them here
+    found = [os.path.join(src, n) for n in sorted(os.listdir(src))
+             if n.startswith("LICENSE")]  # a deployed copy keeps them here
+    found = [p for p in found if os.path.isfile(p)]
     if not found:
         try:
-            from importlib.metadata import distribution
+            from importlib.metadata import distribution  # slow; only where no copy has them
 
             dist = distribution("packaging")
             found = [
-                Path(dist.locate_file(f)).resolve()
+                os.path.realpath(str(dist.locate_file(f)))
                 for f in (dist.files or [])
-                if Path(str(f)).name.startswith("LICENSE")
+                if os.path.basename(str(f)).startswith("LICENSE")
             ]
         except Exception:
             found = []
-    return [("sitewarden/_vendor/packaging/" + p.name, p) for p in found if p.is_file()]
+    return [("sitewarden/_vendor/packaging/" + os.path.basename(p), p)
+            for p in found if os.path.isfile(p)]
 
 
 VENDOR_INIT = (
@@ -105,7 +118,11 @@ def runtime_files() -> dict[str, bytes]:
     """The deployed tree's files (relative path -> bytes), validated."""
     files = {}
     for rel, path in _runtime_sources():
-        data = VENDOR_INIT.encode() if path is None else path.read_bytes()
+        if path is None:
+            data = VENDOR_INIT.encode()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
         vendored = rel.startswith("sitewarden/_vendor/packaging/") and rel.endswith(".py")
         if vendored and _absolute_packaging_imports(data):
             raise RuntimeError("vendored packaging imports itself absolutely in " + rel)
@@ -152,42 +169,41 @@ def _absolute_packaging_imports(source: bytes) -> list[int]:
     return lines
 
 
-def _stamp(sources: list[tuple[str, Path | None]]) -> str:
+def _stamp(sources: list[tuple[str, str | None]]) -> str:
     """A cache key from the runtime sources' names, sizes and modification times (no
     file read: ``check`` pays for this at every run).  Not a security measure: the
     cache is private to the user (see _private_cache_root)."""
     lines = []
     for rel, path in sources:
-        st = path.stat() if path is not None else None
+        st = os.stat(path) if path is not None else None
         lines.append("%s %s %s" % (rel, st and st.st_size, st and st.st_mtime_ns))
     text = "\n".join(lines).encode()
     return "%08x%08x" % (zlib.crc32(text), zlib.adler32(text))
 
 
-def write_tree(root: Path, files: dict[str, bytes]) -> None:
+def write_tree(root: str | Path, files: dict[str, bytes]) -> None:
     """Write ``files`` under ``root`` with modes 0644/0755, whatever the umask."""
     for rel, data in files.items():
-        dest = root / rel
-        parent = dest.parent
-        if not parent.is_dir():
-            parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(data)
+        dest = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "wb") as f:
+            f.write(data)
         os.chmod(dest, 0o644)
     for dirpath, _dirs, _files in os.walk(root):
         os.chmod(dirpath, 0o755)
 
 
-def _private_cache_root() -> Path | None:
+def _private_cache_dir() -> str | None:
     """A cache directory only this user can write to, or None.
 
     The probe runs the cached copy inside target interpreters, possibly as
     root: a directory another user could write to would let them run code.
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    root = Path(base) / "sitewarden" / "runtime"
+    root = os.path.join(base, "sitewarden", "runtime")
     try:
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for d in (root, root.parent):
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        for d in (root, os.path.dirname(root)):
             st = os.lstat(d)
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
                 return None
@@ -196,12 +212,27 @@ def _private_cache_root() -> Path | None:
     return root
 
 
+def _private_cache_root() -> Path | None:
+    """:func:`_private_cache_dir` as a ``Path``."""
+    from pathlib import Path  # `check` uses the string form, without pathlib
+
+    root = _private_cache_dir()
+    return None if root is None else Path(root)
+
+
 def cache_key() -> str:
     """The name of this runtime's directory in the private cache."""
     return "%s-%s" % (sitewarden.__version__, _stamp(_code_sources()))
 
 
 def probe_payload() -> Path:
+    """:func:`payload_dir` as a ``Path``."""
+    from pathlib import Path  # `check` uses the string form, without pathlib
+
+    return Path(payload_dir())
+
+
+def payload_dir() -> str:
     """A directory holding the runtime tree, for running the probe in a target.
 
     Cached in the user's private cache under a key made from the sources'
@@ -209,27 +240,27 @@ def probe_payload() -> Path:
     each target writes its bytecode there once (``probe._load_runtime``).  A
     private temporary directory, removed when the CLI exits, when no safe cache exists.
     """
-    root = _private_cache_root()
+    root = _private_cache_dir()
     if root is None:
-        import atexit
+        import atexit  # this and the next two: no safe cache, a rare path
         import shutil
         import tempfile
 
-        tmp = Path(tempfile.mkdtemp(prefix="sitewarden-runtime-"))
-        atexit.register(shutil.rmtree, str(tmp), True)  # not left behind at every run
+        tmp = tempfile.mkdtemp(prefix="sitewarden-runtime-")
+        atexit.register(shutil.rmtree, tmp, True)  # not left behind at every run
         write_tree(tmp, runtime_files())
         return tmp
-    final = root / cache_key()
-    if (final / "sitewarden" / "__init__.py").is_file():
+    final = os.path.join(root, cache_key())
+    if os.path.isfile(os.path.join(final, "sitewarden", "__init__.py")):
         return final
-    import tempfile
+    import tempfile  # first run of this version only
 
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
+    staging = tempfile.mkdtemp(prefix=".staging-", dir=root)
     write_tree(staging, runtime_files())
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
-        import shutil
+        import shutil  # a lost race only
 
         shutil.rmtree(staging, ignore_errors=True)
     return final

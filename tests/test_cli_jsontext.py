@@ -1,0 +1,78 @@
+"""The CLI's JSON (``sitewarden.cli.jsontext``) is the json module's, byte for byte, and
+``check``'s CLI process imports neither ``json`` nor ``re``, ``pathlib``, ``argparse``,
+``subprocess`` (its import budget; speed itself is measured in benchmarks/)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import packaging
+import pytest
+
+import sitewarden
+from sitewarden.cli.jsontext import dumps, loads
+
+SAMPLES = [
+    {}, [], "", 0, None, True, {"a": []}, {"b": {}, "a": [1, -2, 2.5, None, True, False]},
+    {"s": "x\u00e9\U0001f600\n\"\\\x01\x7f/", "t": (1, "2"), "nested": [[{}], [[]]]},
+    [float("nan"), float("inf"), -float("inf"), 1e300, -0.0, 10 ** 30],
+    {1: "x"}, {"set": {1}},  # handed to json: an int key, a type JSON has no form for
+]
+
+
+@pytest.mark.parametrize("obj", SAMPLES, ids=range(len(SAMPLES)))
+def test_dumps_is_json_dumps_indent_2_sort_keys(obj):
+    try:
+        expected = json.dumps(obj, indent=2, sort_keys=True)
+    except TypeError:
+        with pytest.raises(TypeError):
+            dumps(obj)
+        return
+    assert dumps(obj) == expected
+
+
+@pytest.mark.parametrize("obj", SAMPLES[:-2], ids=range(len(SAMPLES) - 2))
+def test_loads_is_json_loads(obj):
+    text = json.dumps(obj)
+    assert repr(loads(text)) == repr(json.loads(text))
+    assert repr(loads(" \n%s\n" % json.dumps(obj, indent=2))) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize("text", ["", "{", "[1,]", "1 2", "{'a': 1}", "nul", "[1] x"])
+def test_loads_refuses_what_json_refuses(text):
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        loads(text)
+
+
+def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess():
+    code = ("import sys; from sitewarden.cli import main; "
+            "args = main._plain_args(['check', '--python', sys.executable, '--json']); "
+            "assert args is not None; main.check_data(args.python); "
+            "print(' '.join(sorted(m for m in ('json', 're', 'pathlib', 'argparse', "
+            "'subprocess', 'shlex') if m in sys.modules)))")
+    # -S: only what the CLI imports (an editable install's import hook imports pathlib)
+    paths = [os.path.dirname(os.path.dirname(m.__file__)) for m in (sitewarden, packaging)]
+    proc = subprocess.run([sys.executable, "-S", "-c", "import sys; sys.path[:0] = %r; %s"
+                           % (paths, code)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == []
+
+
+@pytest.mark.parametrize("argv, plain", [
+    (["check"], True), (["check", "--json", "--python", "/x"], True),
+    (["status", "--all"], True), (["check", "--python=/x"], False),
+    (["check", "--js"], False), (["check", "--json", "--json"], False),
+    (["check", "--python", "-x"], False), (["install"], False), ([], False),
+])
+def test_plain_forms_skip_argparse_others_do_not(argv, plain):
+    from sitewarden.cli import main
+
+    args = main._plain_args(argv)
+    assert (args is not None) == plain
+    if plain:
+        parsed = main.build_parser().parse_args(argv)
+        assert vars(args) == vars(parsed)
