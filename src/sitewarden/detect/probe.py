@@ -168,7 +168,11 @@ sys.meta_path[:] = [f for f in sys.meta_path if not [g for g in _guards if g is 
 for _name in [m for m in sys.modules if m == 'sitewarden' or m.startswith('sitewarden.')]:
     del sys.modules[_name]
 sys.path.insert(0, payload)
+# The payload is the CLI's private cache: its bytecode is written there once, even
+# under PYTHONDONTWRITEBYTECODE (these three modules import only os and sys).
+_dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 import sitewarden.detect.probe
+sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
 sitewarden.detect.probe.main(None, startup)
 """
