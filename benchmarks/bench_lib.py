@@ -102,8 +102,10 @@ def table(rows: list[dict[str, object]], columns: list[tuple[str, str, str]]) ->
     return "\n".join([head, sep, *body])
 
 
-def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = ()) -> int | None:
-    """Instructions executed by ``argv`` under callgrind: repeatable where wall time is not.
+def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = (),
+                 children: bool = False) -> int | None:
+    """Instructions executed by ``argv`` under callgrind: repeatable where wall time is not;
+    with ``children``, summed over the processes it starts too.
 
     None when valgrind is not installed.
     """
@@ -115,17 +117,30 @@ def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = ()) -
     if valgrind is None:
         return None
     env = dict(env, PYTHONHASHSEED="0")
-    proc = subprocess.run([*prefix, valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           *argv],
-                          capture_output=True, text=True, env=env)
-    match = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
-    return int(match.group(1)) if match else None
+    if not children:
+        proc = subprocess.run([*prefix, valgrind, "--tool=callgrind",
+                               "--callgrind-out-file=/dev/null", *argv],
+                              capture_output=True, text=True, env=env)
+        match = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
+        return int(match.group(1)) if match else None
+    import glob
+    import tempfile
+
+    # One log per process: a child's stderr may be a pipe its parent reads.
+    with tempfile.TemporaryDirectory(prefix="sitewarden-vg-") as logs:
+        subprocess.run([*prefix, valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        "--trace-children=yes", "--log-file=%s/%%p.log" % logs, *argv],
+                       capture_output=True, text=True, env=env)
+        found = [int(n) for log in glob.glob(logs + "/*.log")
+                 for n in re.findall(r"Collected\s*:\s*(\d+)", Path(log).read_text())]
+    return sum(found) if found else None
 
 
 def compare_instructions(name: str, baseline: tuple[list[str], dict[str, str]],
                          candidate: tuple[list[str], dict[str, str]],
                          repeat: int = 3,
-                         prefixes: tuple[list[str], list[str]] = ([], [])) -> Comparison | None:
+                         prefixes: tuple[list[str], list[str]] = ([], []),
+                         children: bool = False) -> Comparison | None:
     """Interleaved instruction counts (in millions, reported in the ms columns).
     ``prefixes``: commands to run valgrind under (``nsenter ...``), baseline's and
     candidate's."""
@@ -133,7 +148,7 @@ def compare_instructions(name: str, baseline: tuple[list[str], dict[str, str]],
     for _ in range(repeat):
         for (argv, env), sample, prefix in ((baseline, a, prefixes[0]),
                                             (candidate, b, prefixes[1])):
-            n = instructions(argv, env, prefix)
+            n = instructions(argv, env, prefix, children)
             if n is None:
                 return None
             sample.seconds.append(n / 1e6)

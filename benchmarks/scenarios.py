@@ -372,20 +372,37 @@ def _installed_cli(ctx: Context) -> list[str]:
 
 
 def check_vs_pip(ctx: Context) -> list[dict[str, object]]:
-    """`sitewarden check` vs `pip check` and `pip list` on Debian's system python."""
+    """`sitewarden check` vs `pip check` and `pip list` on Debian's system python and
+    on the newest pyenv CPython: wall clock (interleaved), and instructions summed over
+    the CLI and the probe it starts in the target."""
     if not Path("/usr/bin/python3").exists():
         raise Skip("needs /usr/bin/python3")
     env = dict(ctx.base_env)
-    check = ([*_installed_cli(ctx), "check", "--python", "/usr/bin/python3", "--json"], env)
-    spawn(*check)  # the probe's bytecode is written on the first run
     rows = []
-    for name, pip_args in (("pip check", ["check"]), ("pip list", ["list"])):
-        pip = (["/usr/bin/python3", "-m", "pip", *pip_args], env)
-        comp = _compare_any_status("`sitewarden check` vs `%s` (Debian python)" % name, pip,
-                                   check, max(5, ctx.repeat // 4))
-        rows.append(_row(comp, ">= 5x faster than pip check" if name == "pip check" else "",
-                         "ratio < 1: sitewarden is faster; CLI installed from a wheel"))
+    for label, python in (("Debian python", "/usr/bin/python3"),
+                          ("CPython %s" % _version_of(ctx.python), ctx.python)):
+        check = ([*_installed_cli(ctx), "check", "--python", python, "--json"], env)
+        spawn(*check)  # the probe's bytecode is written on the first run
+        for name, pip_args in (("pip check", ["check"]), ("pip list", ["list"])):
+            pip = ([python, "-m", "pip", *pip_args], env)
+            comp = _compare_any_status("`sitewarden check` vs `%s` (%s)" % (name, label), pip,
+                                       check, max(5, ctx.repeat // 4))
+            row = _row(comp, ">= 8x faster than pip check" if name == "pip check" else "",
+                       "sitewarden %.1fx faster; CLI installed from a wheel" % (1 / comp.ratio))
+            rows.append(row)
+        ins = compare_instructions("`sitewarden check` vs `pip check` (%s), instructions "
+                                   "(millions)" % label, ([python, "-m", "pip", "check"], env),
+                                   check, repeat=1, children=True)
+        if ins is not None:
+            rows.append(_row(ins, ">= 8x faster than pip check",
+                             "sitewarden %.1fx fewer; CLI and probe process summed"
+                             % (1 / ins.ratio)))
     return rows
+
+
+def _version_of(python: str) -> str:
+    return subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def _compare_any_status(name, baseline, candidate, repeat):
