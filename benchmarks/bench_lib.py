@@ -14,6 +14,7 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
