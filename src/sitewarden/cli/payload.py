@@ -26,7 +26,7 @@ def package_dir() -> Path:
 def hooks_dir() -> Path:
     """Where ``sitewarden.pth``, ``sitewarden.start`` and the sitecustomize block are."""
     try:
-        import sitewarden._hooks as hooks
+        import sitewarden._hooks as hooks  # present only in a built wheel
 
         for entry in hooks.__path__:
             if (Path(entry) / "sitewarden.pth").is_file():
@@ -65,7 +65,7 @@ def _code_sources() -> list[tuple[str, Path | None]]:
     if (vendor / "packaging" / "__init__.py").is_file():  # running from a deployed copy
         src = vendor / "packaging"
     else:
-        import packaging
+        import packaging  # the CLI's own, only when not running from a deployed copy
 
         src = Path(packaging.__file__).resolve().parent
     out.append(("sitewarden/_vendor/__init__.py", None))
@@ -83,7 +83,7 @@ def _packaging_licenses(src: Path) -> list[tuple[str, Path]]:
     found = [p for p in src.glob("LICENSE*") if p.is_file()]  # a deployed copy keeps them here
     if not found:
         try:
-            from importlib.metadata import distribution
+            from importlib.metadata import distribution  # only when a tree is built
 
             dist = distribution("packaging")
             found = [
@@ -137,7 +137,7 @@ def lazy_tags_import(source: bytes) -> bytes:
 
 def _absolute_packaging_imports(source: bytes) -> list[int]:
     """Line numbers of ``import packaging...`` statements, which would escape the vendored copy."""
-    import ast
+    import ast  # only when a tree is built, never at a cached check
 
     lines = []
     for node in ast.walk(ast.parse(source)):
@@ -211,7 +211,7 @@ def probe_payload() -> Path:
     """
     root = _private_cache_root()
     if root is None:
-        import atexit
+        import atexit  # this and the next two: not on the cached path of every check
         import shutil
         import tempfile
 
@@ -222,14 +222,14 @@ def probe_payload() -> Path:
     final = root / cache_key()
     if (final / "sitewarden" / "__init__.py").is_file():
         return final
-    import tempfile
+    import tempfile  # only when the cache is filled
 
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
     write_tree(staging, runtime_files())
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
-        import shutil
+        import shutil  # only when another process won the race
 
         shutil.rmtree(staging, ignore_errors=True)
     return final
