@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness import build_hermetic, debian_system_python, pyenv_interpreters
+from sitewarden import pathfacts
 from sitewarden.detect import layout
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -27,11 +28,12 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 CLASSIFY = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
+from sitewarden import pathfacts
 from sitewarden.detect import layout
 sys.path.pop(0)
 f, entries = layout.current(read_pth=True)
 print(json.dumps({"facts": f, "entries": entries,
-                  "candidates": layout.distro_candidates()}))
+                  "candidates": pathfacts.distro_candidates()}))
 """
 
 
@@ -169,7 +171,7 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
     ("", (3, 11), None),
 ])
 def test_foreign_version(path, version, expected):
-    assert layout.foreign_version(path, version, "") == expected
+    assert pathfacts.foreign_version(path, version, "") == expected
 
 
 # ---------------------------------------------------------------- real interpreters

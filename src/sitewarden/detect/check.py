@@ -10,15 +10,15 @@ in the README ("check --json schema") and versioned by ``SCHEMA``.
 import os
 import sys
 
+from .. import __version__
+from ..guard import marker
+from . import layout, pathcheck, shadowscan
+from .records import finding
+
 SCHEMA = 1
 
-
-
-def finding(kind, severity, message, **details):
-    """One finding: a stable ``kind`` id, a severity, a readable message, details."""
-    item = {"kind": kind, "severity": severity, "message": message}
-    item.update(details)
-    return item
+#: One collector per section: each returns ``(section name, section data, findings)``.
+COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect)
 
 
 def interpreter_facts():
@@ -61,10 +61,6 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
-    from .. import __version__
-    from ..guard import marker
-    from . import layout, pathcheck, shadowing  # they use finding(): imported here, no cycle
-
     state = marker.state()
     report = {
         "schema": SCHEMA,
@@ -73,8 +69,7 @@ def collect():
         "marker": state,
         "findings": marker_findings(state),
     }
-    # Each collector returns ``(section_name, section_data, findings)``.
-    for collector in (layout.collect, shadowing.collect, pathcheck.collect):
+    for collector in COLLECTORS:
         name, data, findings = collector()
         report[name] = data
         report["findings"].extend(findings)

@@ -31,19 +31,15 @@ exactly later.  Runtime module: only ``os`` and ``sys`` at module level.
 import os
 import sys
 
+from .. import pathfacts
+from ..guard import marker
+
 CLASSES = (
     "stdlib", "local", "user", "system", "distro",
     "pythonpath", "script", "pth", "foreign", "other",
 )
 
 _cache = {}
-
-
-def real(path):
-    """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
-    from ..pathfacts import real as _real
-
-    return _real(path)
 
 
 def norm(path):
@@ -53,28 +49,6 @@ def norm(path):
     except Exception:
         return path
 
-
-def under(path, root):
-    """Is ``path`` ``root`` or inside it (both already normalised)?"""
-    from ..pathfacts import under as _under
-
-    return _under(path, root)
-
-
-def foreign_version(path, version_info=None, abiflags=None):
-    """The ``"X.Y"`` (or ``"2"``) of another interpreter that ``path`` belongs
-    to, or None: purely textual (see ``pathfacts.foreign_version``)."""
-    from ..pathfacts import foreign_version as _foreign_version
-
-    return _foreign_version(path, version_info, abiflags)
-
-
-def distro_candidates():
-    """Real paths of the site directories that may be distro-owned: the cheap
-    runtime superset, without ``sysconfig`` (see ``pathfacts.distro_candidates``)."""
-    from ..pathfacts import distro_candidates as _candidates
-
-    return _candidates()
 
 
 # ---------------------------------------------------------------- exact facts
@@ -102,7 +76,7 @@ def _base_scheme_dirs(sysconfig):
     if base in ("/usr", "/usr/"):
         # Fedora patches posix_prefix to /usr/local outside venvs only: inside a
         # venv the computed paths may name /usr/lib*; the base's scheme is /usr/local.
-        out = [p for p in out if p and under(norm(p), "/usr/local")] or \
+        out = [p for p in out if p and pathfacts.under(norm(p), "/usr/local")] or \
             [p.replace("/usr/", "/usr/local/", 1) for p in out if p and p.startswith("/usr/")]
     return [p for p in out if p]
 
@@ -204,22 +178,17 @@ def facts(read_pth=False):
     """The facts :func:`classify` needs, from the running interpreter (exact:
     imports ``sysconfig``).  ``read_pth`` reads the site directories' ``.pth``
     files (``check`` only, never at runtime)."""
-    import sysconfig
-
-    from ..guard.marker import default_scheme, in_virtualenv
+    import sysconfig  # imports threading on 3.12+: only for the exact classification
 
     try:
-        scheme = default_scheme()
+        scheme = marker.default_scheme()
         paths = sysconfig.get_paths(scheme)
     except Exception:
         scheme, paths = None, sysconfig.get_paths()
-    venv = in_virtualenv()
+    venv = marker.in_virtualenv()
     stdlib = _stdlib_dirs(sysconfig, paths)
-    from ..pathfacts import site_dirs as _site_dirs
-    from ..pathfacts import user_site as _user_site
-
-    site_dirs = _site_dirs()
-    user = _user_site()
+    site_dirs = pathfacts.site_dirs()
+    user = pathfacts.user_site()
     system = _base_scheme_dirs(sysconfig) if venv else []
     data = {
         "version": list(sys.version_info[:2]),
@@ -257,7 +226,7 @@ def _site_classes(f):
 
     def put(path, cls):
         if path:
-            out.setdefault(real(path), cls)
+            out.setdefault(pathfacts.real(path), cls)
 
     for p in f.get("stdlib") or ():
         put(p, "stdlib")
@@ -267,14 +236,15 @@ def _site_classes(f):
         put(f["user"], "user")
     for p in f.get("system") or ():
         put(p, "system")
-    prefix_real = real(f["prefix"]) if f.get("venv") else None
+    prefix_real = pathfacts.real(f["prefix"]) if f.get("venv") else None
     for p in f.get("site_dirs") or ():
-        r = real(p)
+        r = pathfacts.real(p)
         if r in out:
             continue
-        if prefix_real is not None and under(r, prefix_real):
+        if prefix_real is not None and pathfacts.under(r, prefix_real):
             out[r] = "local"  # a venv's own directories (Debian adds dist-packages variants)
-        elif f.get("venv") and any(under(r, real(s)) for s in f.get("system") or ()):
+        elif f.get("venv") and any(pathfacts.under(r, pathfacts.real(s))
+                                   for s in f.get("system") or ()):
             out[r] = "system"
         else:
             out[r] = "distro"
@@ -309,22 +279,20 @@ def classify(f):
                             "note": "not a string"})
             continue
         if path == "" and cwd:
-            n, r = os.path.normcase(cwd), real(cwd)
+            n, r = os.path.normcase(cwd), pathfacts.real(cwd)
         else:
-            n, r = norm(path), real(path)
+            n, r = norm(path), pathfacts.real(path)
         cls = known.get(r)
         source = "site" if cls in ("local", "user", "system", "distro") else None
         note = None
         base = os.path.basename(n)
         if cls is None and base.startswith("python") and base.endswith(".zip"):
-            from ..pathfacts import version_of_component
-
-            zip_version = version_of_component(base)
+            zip_version = pathfacts.version_of_component(base)
             if zip_version is not None and zip_version[:2] == version:
                 cls = "stdlib"
         foreign = None
         if cls is None or cls == "other":
-            foreign = foreign_version(path or "", version, abiflags)
+            foreign = pathfacts.foreign_version(path or "", version, abiflags)
         if index == 0 and f.get("script") and cls != "stdlib":
             source = "script"
         elif n in pythonpath:
@@ -383,7 +351,7 @@ def current(read_pth=False):
 
 def class_of(path, entries):
     """The class of ``path`` (a ``sys.path`` string) among classified entries."""
-    r = real(path)
+    r = pathfacts.real(path)
     n = norm(path)
     for e in entries:
         if e["path"] == path:

@@ -21,32 +21,29 @@ shadowing entry (or already was, while ``site`` ran).  The standard-library
 names present in the entries ahead of the standard library (one
 ``os.scandir`` per such entry) are watched through ``sitewarden.HOOKS``: no
 per-import cost beyond the dict lookup the finder makes anyway.
-Runtime module: only ``os`` and ``sys`` at module level.
+``layout`` (the exact classification) is loaded only to word a warning and
+for ``check``: watching costs this module, ``emit`` and ``shadowing``.
 """
 
 import os
 import sys
 
-
-def stdlib_names():
-    """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
-    from ..pathfacts import stdlib_names as _names
-
-    return _names()
+from .. import HOOKS, pathfacts
+from . import emit
+from .records import finding
+from .shadowing import copy_path, find_in, is_regular, same_file
 
 
-def is_stdlib_entry(entry, stdlib_real=None):
-    """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
-    from ..pathfacts import is_stdlib_entry as _is
+def _layout():
+    """The ``layout`` module, loaded to word a warning (and by ``check``)."""
+    from . import layout  # not at module level: watching the standard library skips it
 
-    return _is(entry, stdlib_real)
+    return layout
 
 
 def _stdlib_real():
-    from ..pathfacts import real, stdlib_dir
-
-    d = stdlib_dir()
-    return real(d) if d else None
+    d = pathfacts.stdlib_dir()
+    return pathfacts.real(d) if d else None
 
 
 def _builtin_or_frozen(name):
@@ -65,18 +62,15 @@ def _builtin_or_frozen(name):
 
 def describe_entry(index, entry, pythonpath=None):
     """Where an entry ahead of the standard library comes from, in words."""
-    from .layout import has_script_entry, norm, pythonpath_entries
-
+    layout = _layout()
     if pythonpath is None:
-        pythonpath = set(norm(p) for p in pythonpath_entries())
-    if index == 0 and has_script_entry():
+        pythonpath = set(layout.norm(p) for p in layout.pythonpath_entries())
+    if index == 0 and layout.has_script_entry():
         if entry in ("", "."):
             return "the current directory ('' at sys.path[0])"
         return "the script's directory (%s, sys.path[0])" % entry
-    if norm(entry) in pythonpath:
-        from .layout import empty_pythonpath_entry
-
-        if empty_pythonpath_entry(entry):
+    if layout.norm(entry) in pythonpath:
+        if layout.empty_pythonpath_entry(entry):
             return "the empty PYTHONPATH entry (the current directory, %s)" % entry
         return "the PYTHONPATH entry %s" % entry
     return "%s, put ahead of the standard library at startup (by a .pth file's import " \
@@ -87,8 +81,6 @@ def stdlib_shadow(name, path=None):
     """``(index, entry, shadowing spec, stdlib spec)`` when importing ``name``
     would load a copy from an entry ahead of the standard library instead of
     the standard library's own; else None."""
-    from .shadowing import find_in, is_regular
-
     if _builtin_or_frozen(name):
         return None
     path = list(sys.path) if path is None else path
@@ -98,7 +90,7 @@ def stdlib_shadow(name, path=None):
     for index, entry in enumerate(path):
         if not isinstance(entry, str):
             continue
-        if is_stdlib_entry(entry, stdlib_real):
+        if pathfacts.is_stdlib_entry(entry, stdlib_real):
             stdlib_entries.append(entry)
             continue
         if winner is None and not stdlib_entries:
@@ -115,8 +107,6 @@ def stdlib_shadow(name, path=None):
 
 
 def format_stdlib(name, shadow, already=False):
-    from .shadowing import copy_path
-
     index, entry, spec, stdlib_spec = shadow
     path = copy_path(spec)
     return ("'%s' %s from %s instead of the standard library's %s: %s comes first on "
@@ -145,8 +135,6 @@ _ahead = []
 def watch_stdlib(names, ahead):
     """Watch standard library ``names`` that the entries ``ahead`` of the standard
     library provide (called by ``_watch`` at the first import after startup)."""
-    from . import emit
-
     _ahead[:] = ahead
 
     # Imported while site ran, or by the display of a foreign-entry warning.
@@ -157,28 +145,23 @@ def watch_stdlib(names, ahead):
     # Checked after the module executed (a post-exec hook, see ``patching``), not
     # before: showing a warning imports linecache -> tokenize -> re -> enum, which
     # must not import a shadowing ``enum`` a second time in the middle of its import.
-    from .. import HOOKS as hooks
     for name in names:
-        if name not in sys.modules and hooks.get(name) is None:  # None: no post-exec hook
-            hooks[name] = "detect.pathcheck:on_stdlib_loaded"
+        if name not in sys.modules and HOOKS.get(name) is None:  # None: no post-exec hook
+            HOOKS[name] = "detect.pathcheck:on_stdlib_loaded"
 
 
 def _source_of(entry):
-    from .layout import norm, pythonpath_entries
-
-    if norm(entry) in set(norm(p) for p in pythonpath_entries()):
+    layout = _layout()
+    if layout.norm(entry) in set(layout.norm(p) for p in layout.pythonpath_entries()):
         return "PYTHONPATH"
     return None
 
 
 def warn_foreign():
-    from . import emit
-    from .layout import foreign_version
-
     for entry in list(sys.path):
         if not isinstance(entry, str):
             continue
-        version = foreign_version(entry)
+        version = pathfacts.foreign_version(entry)
         if version is not None:
             emit.emit("path", ("foreign", entry),
                        format_foreign(entry, version, _source_of(entry)), "PathWarning")
@@ -187,9 +170,6 @@ def warn_foreign():
 def _check_loaded(name, module, already=False):
     """Warn if ``module`` (standard library ``name``) was loaded from an entry
     ahead of the standard library that has its own copy."""
-    from . import emit
-    from .shadowing import find_in, is_regular, same_file
-
     spec = getattr(module, "__spec__", None)
     origin = getattr(spec, "origin", None)
     if not origin or origin in ("built-in", "frozen"):
@@ -197,7 +177,7 @@ def _check_loaded(name, module, already=False):
     for index, entry in list(_ahead):
         if not same_file(getattr(find_in(name, entry), "origin", None), origin):
             continue
-        stdlib = [e for e in sys.path if is_stdlib_entry(e)]
+        stdlib = [e for e in sys.path if pathfacts.is_stdlib_entry(e)]
         sspec = next((s for s in (find_in(name, e) for e in stdlib) if is_regular(s)), None)
         if sspec is not None:
             emit.emit("path", ("stdlib", name),
@@ -209,8 +189,6 @@ def _check_loaded(name, module, already=False):
 def on_stdlib_loaded(module):
     """Post-exec hook of a watched standard library name."""
     try:
-        from . import emit
-
         name = module.__name__
         if emit.claim(("stdlib-checked", name)):
             _check_loaded(name, module)
@@ -223,10 +201,7 @@ def on_stdlib_loaded(module):
 
 def collect():
     """``check`` collector: every ``sys.path`` order finding."""
-    from . import layout
-    from .check import finding
-
-    f, entries = layout.current(read_pth=True)
+    f, entries = _layout().current(read_pth=True)
     findings = []
     items = []
 
@@ -244,16 +219,14 @@ def collect():
             break
         pre.append(e)
     if stdlib_seen:
-        from ..pathfacts import module_suffixes, top_level_names
-
-        names = stdlib_names()
-        suffixes = module_suffixes()
+        names = pathfacts.stdlib_names()
+        suffixes = pathfacts.module_suffixes()
         path = [e["path"] for e in entries]
         found = set()
         for e in pre:
             if not isinstance(e["path"], str):
                 continue
-            for name in sorted(top_level_names(e["path"], suffixes)):
+            for name in sorted(pathfacts.top_level_names(e["path"], suffixes)):
                 if name not in names or name in found:
                     continue
                 shadow = stdlib_shadow(name, path)
