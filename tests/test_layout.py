@@ -138,7 +138,7 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
     egg = local / "thing-1.0-py2.7.egg"
     added = tmp_path / "added"
     mkdirs(local, pp, py27, egg, added)
-    pth = {layout.norm(str(added)): str(local / "added.pth")}
+    pth = {layout.path_key(str(added)): str(local / "added.pth")}
     f = base_facts(["", pp, py27, stdlib, local, added, egg, pp, tmp_path / "gone"],
                    stdlib=[stdlib], local=[local], site_dirs=[local], pythonpath=[pp, py27],
                    pth=pth, pth_importers=[])

@@ -289,16 +289,16 @@ def program_bundle(entry):
     configuration names (``PYTHONPATH``, a ``.pth`` path line)?  Its copies are the
     program's own: removing them is not the user's move, and the distro's programs never
     see them (they do not run with that entry), so they are not reported."""
-    n = layout.norm(entry)
+    n = layout.path_key(entry)
     if distinfo.archive_of(n) is None:
         return False
-    if n in set(layout.norm(p) for p in layout.pythonpath_entries()):
+    if n in set(layout.path_key(p) for p in layout.pythonpath_entries()):
         return False
     return n not in _pth_map()
 
 
 def _pth_map():
-    """``{norm(path): .pth file}`` of the path lines of the ``.pth`` files ``site`` read
+    """``{path_key(path): .pth file}`` of the path lines of the ``.pth`` files ``site`` read
     (read only when a shadowing copy needs it)."""
     f = layout.current()[0]
     dirs = ([f["user"]] if f.get("user") else []) + list(f.get("site_dirs") or ())
@@ -306,7 +306,7 @@ def _pth_map():
 
 
 def _pth_adding(entry):
-    return _pth_map().get(layout.norm(entry))
+    return _pth_map().get(layout.path_key(entry))
 
 
 def _exact_classes(*entries):

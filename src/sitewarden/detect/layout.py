@@ -20,12 +20,13 @@ Every entry gets one class:
 ``other``       anything else.
 
 Two ways in.  :func:`facts` + :func:`classify` are exact: they ask ``sysconfig``
-for the scheme (via :func:`sitewarden.marker.default_scheme`) and are used by
+for the scheme (via :func:`sitewarden.guard.marker.default_scheme`) and are used by
 ``sitewarden check`` and by the runtime once a shadowing candidate was found.
-:func:`distro_candidates` is the cheap runtime pre-selection: no ``sysconfig``
-(which imports ``threading`` on 3.12+), no file read, only ``realpath`` of a
-few directories; it returns a superset of the distro directories, checked
-exactly later.  Runtime module: only ``os`` and ``sys`` at module level.
+``pathfacts.distro_candidates`` is the cheap runtime pre-selection: no ``sysconfig``
+(which imports ``threading`` on 3.12+), no file read, no symbolic link resolved
+(``pathfacts.is_candidate`` resolves an entry's links only when its text does not
+match); it returns a superset of the distro directories, checked exactly later.
+Module level: ``os``, ``sys`` and sitewarden's own modules.
 """
 
 import os
@@ -42,8 +43,10 @@ CLASSES = (
 _cache = {}
 
 
-def norm(path):
-    """The entry as an absolute, normalised string (symlinks not resolved)."""
+def path_key(path):
+    """An entry as compared with other entries: absolute, normalised and case-folded
+    where the filesystem ignores case (``os.path.normcase``); symbolic links are not
+    resolved (``pathfacts.real`` does).  ``''`` is the current directory."""
     try:
         return os.path.normcase(os.path.abspath(path or os.curdir))
     except Exception:
@@ -76,7 +79,7 @@ def _base_scheme_dirs(sysconfig):
     if base in ("/usr", "/usr/"):
         # Fedora patches posix_prefix to /usr/local outside venvs only: inside a
         # venv the computed paths may name /usr/lib*; the base's scheme is /usr/local.
-        out = [p for p in out if p and pathfacts.under(norm(p), "/usr/local")] or \
+        out = [p for p in out if p and pathfacts.under(path_key(p), "/usr/local")] or \
             [p.replace("/usr/", "/usr/local/", 1) for p in out if p and p.startswith("/usr/")]
     return [p for p in out if p]
 
@@ -127,8 +130,8 @@ def empty_pythonpath_entry(entry, environ=None):
     parts = pythonpath_components(environ)
     if "" not in parts:
         return False
-    n = norm(entry)
-    return n == norm("") and not any(p and norm(p) == n for p in parts)
+    n = path_key(entry)
+    return n == path_key("") and not any(p and path_key(p) == n for p in parts)
 
 
 def has_script_entry():
@@ -139,7 +142,7 @@ def has_script_entry():
 
 def pth_entries(site_dirs):
     """What the ``.pth`` files in ``site_dirs`` do, read the way
-    ``site.addpackage`` reads them: ``({norm(path): pth file}, [pth files with
+    ``site.addpackage`` reads them: ``({path_key(path): pth file}, [pth files with
     import lines])``."""
     out = {}
     importers = []
@@ -169,7 +172,7 @@ def pth_entries(site_dirs):
                     if pth not in importers:
                         importers.append(pth)
                     continue
-                path = norm(os.path.join(sitedir, line.rstrip()))
+                path = path_key(os.path.join(sitedir, line.rstrip()))
                 out.setdefault(path, pth)
     return out, importers
 
@@ -264,7 +267,7 @@ def classify(f):
     version = tuple(f.get("version") or sys.version_info[:2])
     abiflags = f.get("abiflags", "")
     known = _site_classes(f)
-    pythonpath = set(norm(p) for p in f.get("pythonpath") or ())
+    pythonpath = set(path_key(p) for p in f.get("pythonpath") or ())
     pth = f.get("pth")
     cwd = f.get("cwd")
     entries = []
@@ -281,7 +284,7 @@ def classify(f):
         if path == "" and cwd:
             n, r = os.path.normcase(cwd), pathfacts.real(cwd)
         else:
-            n, r = norm(path), pathfacts.real(path)
+            n, r = path_key(path), pathfacts.real(path)
         cls = known.get(r)
         source = "site" if cls in ("local", "user", "system", "distro") else None
         note = None
@@ -352,12 +355,12 @@ def current(read_pth=False):
 def class_of(path, entries):
     """The class of ``path`` (a ``sys.path`` string) among classified entries."""
     r = pathfacts.real(path)
-    n = norm(path)
+    n = path_key(path)
     for e in entries:
         if e["path"] == path:
             return e["class"]
     for e in entries:
-        if e["realpath"] == r or norm(e["path"]) == n:
+        if e["realpath"] == r or path_key(e["path"]) == n:
             return e["class"]
     return "other"
 

@@ -64,12 +64,12 @@ def describe_entry(index, entry, pythonpath=None):
     """Where an entry ahead of the standard library comes from, in words."""
     layout = _layout()
     if pythonpath is None:
-        pythonpath = set(layout.norm(p) for p in layout.pythonpath_entries())
+        pythonpath = set(layout.path_key(p) for p in layout.pythonpath_entries())
     if index == 0 and layout.has_script_entry():
         if entry in ("", "."):
             return "the current directory ('' at sys.path[0])"
         return "the script's directory (%s, sys.path[0])" % entry
-    if layout.norm(entry) in pythonpath:
+    if layout.path_key(entry) in pythonpath:
         if layout.empty_pythonpath_entry(entry):
             return "the empty PYTHONPATH entry (the current directory, %s)" % entry
         return "the PYTHONPATH entry %s" % entry
@@ -152,7 +152,7 @@ def watch_stdlib(names, ahead):
 
 def _source_of(entry):
     layout = _layout()
-    if layout.norm(entry) in set(layout.norm(p) for p in layout.pythonpath_entries()):
+    if layout.path_key(entry) in set(layout.path_key(p) for p in layout.pythonpath_entries()):
         return "PYTHONPATH"
     return None
 
