@@ -32,7 +32,7 @@ from sitewarden import pathfacts
 from sitewarden.detect import layout
 sys.path.pop(0)
 f, entries = layout.current(read_pth=True)
-print(json.dumps({"facts": f, "entries": entries,
+print(json.dumps({"facts": f, "entries": [e.as_dict() for e in entries],
                   "candidates": pathfacts.distro_candidates()}))
 """
 
@@ -93,10 +93,10 @@ def test_fedora_layout_with_lib64_symlink(tmp_path):
         stdlib=[stdlib, dynload], local=[local, local64],
         site_dirs=[local64, local, dist64, dist], base_prefix=str(usr), prefix=str(usr))
     entries = layout.classify(f)
-    assert [e["class"] for e in entries] == [
+    assert [e.cls for e in entries] == [
         "script", "stdlib", "stdlib", "stdlib", "local", "local", "distro", "distro"]
-    assert entries[5]["same_as"] == 4  # lib64 -> lib: the same directory twice
-    assert not entries[1]["exists"]
+    assert entries[5].same_as == 4  # lib64 -> lib: the same directory twice
+    assert not entries[1].exists
 
 
 def test_debian_ubuntu_layout(tmp_path):
@@ -110,7 +110,7 @@ def test_debian_ubuntu_layout(tmp_path):
                     distro], version=[3, 11], stdlib=[stdlib, stdlib / "lib-dynload"],
                    local=[local], user=user,
                    site_dirs=[local, distro, usr / "lib/python3.11/dist-packages"])
-    assert [e["class"] for e in layout.classify(f)] == [
+    assert [e.cls for e in layout.classify(f)] == [
         "script", "stdlib", "stdlib", "stdlib", "user", "local", "distro"]
 
 
@@ -126,7 +126,7 @@ def test_homebrew_layout_cellar_symlink_is_local(tmp_path):
                    stdlib=[cellar, cellar / "lib-dynload"], local=[cellar / "site-packages"],
                    site_dirs=[cellar / "site-packages"], prefix=str(cellar.parent.parent),
                    base_prefix=str(cellar.parent.parent))
-    assert [e["class"] for e in layout.classify(f)] == [
+    assert [e.cls for e in layout.classify(f)] == [
         "script", "stdlib", "stdlib", "stdlib", "local"]
 
 
@@ -143,16 +143,16 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
                    stdlib=[stdlib], local=[local], site_dirs=[local], pythonpath=[pp, py27],
                    pth=pth, pth_importers=[])
     entries = layout.classify(f)
-    assert [e["class"] for e in entries] == [
+    assert [e.cls for e in entries] == [
         "script", "pythonpath", "foreign", "stdlib", "local", "pth", "foreign", "pythonpath",
         "other"]
-    assert entries[2]["foreign"] == "2.7" and entries[2]["source"] == "PYTHONPATH"
-    assert entries[5]["source"] == str(local / "added.pth")
-    assert entries[7]["duplicate_of"] == 1
-    assert not entries[8]["exists"]
+    assert entries[2].foreign == "2.7" and entries[2].source == "PYTHONPATH"
+    assert entries[5].source == str(local / "added.pth")
+    assert entries[7].duplicate_of == 1
+    assert not entries[8].exists
     f["script"] = False  # -P / -I: sys.path[0] is not the script directory
     f["sys_path"] = [str(pp), str(stdlib)]
-    assert [e["class"] for e in layout.classify(f)] == ["pythonpath", "stdlib"]
+    assert [e.cls for e in layout.classify(f)] == ["pythonpath", "stdlib"]
 
 
 @pytest.mark.parametrize("path, version, expected", [

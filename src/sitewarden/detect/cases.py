@@ -14,37 +14,37 @@ import sys
 from .. import pathfacts
 from ..guard import marker
 from . import distinfo, layout
+from .records import Copy, HiddenNamespace, ShadowCase
 from .shadowing import copy_path, portion, same_file
 
 # ---------------------------------------------------------------- describing copies
 
 
-def describe_copy(module, index, entry, spec, cls, origin=None, pth=None):
-    """``(json dict, Distribution or None)`` for one copy of ``module``.  ``pth``: the
+def describe_copy(module, index, entry, spec, cls, pth=None):
+    """The :class:`~.records.Copy` of ``module`` in ``entry``.  ``pth``: the
     ``.pth`` file whose path line put ``entry`` on ``sys.path``; when no metadata in
     ``entry`` claims the module, the distribution that installed that ``.pth`` owns it
     (an editable install: PEP 660 ``__editable__.*.pth``, flit, hatchling)."""
-    origin = origin or spec.origin
+    origin = spec.origin
     dist = distinfo.owner(module, origin, entry)
     editable = False
     if dist is None and pth:
         dist = distinfo.pth_owner(pth)
         editable = dist is not None
-    path = copy_path(spec) if spec is not None else origin
-    data = {
-        "index": index,
-        "entry": entry,
-        "class": cls,
-        "path": path,
-        "file": origin,
-        "distribution": dist.name if dist is not None else None,
-        "version": dist.version if dist is not None else None,
-        "metadata": dist.path if dist is not None else None,
-    }
-    if pth:
-        data["pth"] = pth
-        data["editable"] = editable
-    return data, dist
+    return Copy(index, entry, cls, copy_path(spec), origin, dist, pth, editable)
+
+
+def make_case(module, winner, shadowed, consumer_dirs):
+    """The one way a :class:`~.records.ShadowCase` is built (at runtime and by
+    ``check``): ``winner`` and ``shadowed`` are :class:`~.records.Copy`; the
+    requirements of the distributions in ``consumer_dirs`` are checked."""
+    wdist, sdists = winner.dist, [c.dist for c in shadowed]
+    first = shadowed[0]
+    comparison = distinfo.compare_versions(winner.version, first.version) \
+        if winner.version and first.version else "cannot compare"
+    other = bool(wdist and sdists[0] and wdist.canonical_name != sdists[0].canonical_name)
+    return ShadowCase(module, winner, shadowed, comparison, other,
+                      requirement_report(module, wdist, sdists, consumer_dirs))
 
 
 def requirement_report(module, winner_dist, shadowed_dists, consumer_dirs):
@@ -105,14 +105,14 @@ def violated(reqs):
 
 
 def _where(copy):
-    cls = copy["class"]
-    entry = copy["entry"]
+    cls = copy.cls
+    entry = copy.entry
     if cls == "script":
         return "the current directory" if entry in ("", ".") else "the script's directory"
-    if cls == "pth" and copy.get("pth"):
-        if copy.get("editable"):
-            return "an editable install whose %s adds %s to sys.path" % (copy["pth"], entry)
-        return "a directory added to sys.path by %s" % copy["pth"]
+    if cls == "pth" and copy.pth:
+        if copy.editable:
+            return "an editable install whose %s adds %s to sys.path" % (copy.pth, entry)
+        return "a directory added to sys.path by %s" % copy.pth
     return {
         "local": "the local install directory",
         "user": "the user site",
@@ -125,47 +125,40 @@ def _where(copy):
     }.get(cls, "a sys.path entry")
 
 
-def dist_text(copy):
-    if copy.get("distribution"):
-        return "%s %s" % (copy["distribution"], copy.get("version") or "(no version)")
-    return "no distribution metadata"
-
-
-def advice(case, marker_applies=None):
+def advice(case):
     """What to do, for the copy that wins."""
-    w = case["winner"]
-    cls = w["class"]
-    if (cls in ("local", "user") or w.get("editable")) and w.get("distribution"):
-        if marker_applies is None:
-            try:
-                marker_applies = marker.applies()
-            except Exception:
-                marker_applies = False
+    w = case.winner
+    cls = w.cls
+    if (cls in ("local", "user") or w.editable) and w.distribution:
+        try:
+            marker_applies = marker.applies()
+        except Exception:
+            marker_applies = False
         cmd = "%s -m pip uninstall%s %s" % (
             sys.executable or "python3",
-            " --break-system-packages" if marker_applies else "", w["distribution"])
+            " --break-system-packages" if marker_applies else "", w.distribution)
         return ("consider removing it (%s) and installing %s in a virtual environment instead"
-                % (cmd, w["distribution"]))
+                % (cmd, w.distribution))
     if cls == "pythonpath":
-        return "consider removing %s from PYTHONPATH" % w["entry"]
+        return "consider removing %s from PYTHONPATH" % w.entry
     if cls == "script":
-        return "consider renaming or removing %s" % w["path"]
+        return "consider renaming or removing %s" % w.path
     if cls == "pth":
-        if w.get("pth"):
-            return "consider removing the line that adds %s from %s" % (w["entry"], w["pth"])
-        return "consider removing the .pth file that adds %s to sys.path" % w["entry"]
-    return "consider removing %s or moving it out of sys.path" % w["path"]
+        if w.pth:
+            return "consider removing the line that adds %s from %s" % (w.entry, w.pth)
+        return "consider removing the .pth file that adds %s to sys.path" % w.entry
+    return "consider removing %s or moving it out of sys.path" % w.path
 
 
-def warning(case, marker_applies=None):
+def warning(case):
     """The ``ShadowWarning``: one paragraph naming both copies, the broken requirements
     and what to do."""
-    if case.get("hidden"):
-        return format_hidden(case, marker_applies)
-    module = case["module"]
-    w = case["winner"]
-    s = case["shadowed"][0]
-    startup = case.get("startup")
+    if isinstance(case, HiddenNamespace):
+        return _hidden_warning(case)
+    module = case.module
+    w = case.winner
+    s = case.shadowed[0]
+    startup = case.startup
     if startup:
         how = "was imported at startup %s from" % (
             "by %s" % startup if startup is not True
@@ -173,20 +166,18 @@ def warning(case, marker_applies=None):
     else:
         how = "is imported from"
     text = "'%s' %s %s (%s, %s), which shadows the distro's copy %s (%s)" % (
-        module, how, w["path"], dist_text(w), _where(w), s["path"], dist_text(s))
-    if w.get("version") and s.get("version") and \
-            distinfo.compare_versions(w["version"], s["version"]) == "cannot compare":
+        module, how, w.path, w.dist_text(), _where(w), s.path, s.dist_text())
+    if w.version and s.version and case.comparison == "cannot compare":
         text += "; the versions cannot be compared (not PEP 440)"
-    if w.get("distribution") and s.get("distribution") and case.get("other_distribution"):
-        text += "; it belongs to another project than the distro's %s" % s["distribution"]
-    reqs = case.get("requirements") or []
+    if w.distribution and s.distribution and case.other_distribution:
+        text += "; it belongs to another project than the distro's %s" % s.distribution
+    reqs = case.requirements or []
     bad = violated(reqs)
     unknown = [r for r in reqs if r["status"] == "cannot compare"]
     if bad:
         parts = ["%s %s requires '%s'" % (r["consumer"], r["consumer_version"] or "",
                                           r["requirement"]) for r in bad]
-        label = w.get("distribution") and "%s %s" % (w["distribution"], w.get("version") or "") \
-            or "this copy"
+        label = w.distribution and "%s %s" % (w.distribution, w.version or "") or "this copy"
         text += "; %s violates the requirements of distro packages: %s" % (
             label.strip(), "; ".join(p.replace("  ", " ") for p in parts))
     elif reqs and not unknown:
@@ -195,7 +186,7 @@ def warning(case, marker_applies=None):
         text += "; cannot compare against %s" % ", ".join(
             "%s's '%s' (%s)" % (r["consumer"], r["requirement"], r["detail"]) for r in unknown)
     text += ". Distro programs that import '%s' get this copy and may break: %s." % (
-        module, advice(case, marker_applies))
+        module, advice(case))
     return text
 
 
@@ -255,32 +246,29 @@ def hidden(name, winner, portions):
     hidden = [(i, e) for (i, e), c in zip(portions, pclasses) if c == "distro"]
     if not hidden:
         return None
-    wdata, _ = describe_copy(name, wi, wentry, wspec, wcls)
     subs = set()
     for _, entry in hidden:
         subs |= pathfacts.top_level_names(portion(entry, name))
-    return {
-        "module": name,
-        "winner": wdata,
-        "hidden": [{"index": i, "entry": e, "class": "distro", "path": portion(e, name)}
-                   for i, e in hidden],
-        "submodules": sorted("%s.%s" % (name, sub) for sub in subs),
-    }
+    return HiddenNamespace(
+        name, describe_copy(name, wi, wentry, wspec, wcls),
+        [{"index": i, "entry": e, "class": "distro", "path": portion(e, name)}
+         for i, e in hidden],
+        sorted("%s.%s" % (name, sub) for sub in subs))
 
 
-def format_hidden(case, marker_applies=None):
+def _hidden_warning(case):
     """The warning for a regular package hiding a distro namespace package."""
-    module = case["module"]
-    w = case["winner"]
-    subs = case.get("submodules") or []
+    module = case.module
+    w = case.winner
+    subs = case.submodules or []
     shown = ", ".join("'%s'" % s for s in subs[:6]) + (", ..." if len(subs) > 6 else "")
     return ("'%s' is imported from %s (%s, %s), a regular package that hides the distro's "
             "namespace package %s: %s cannot be imported. Distro programs that import %s "
             "fail: %s." % (
-                module, w["path"], dist_text(w), _where(w),
-                ", ".join(h["path"] for h in case["hidden"]),
+                module, w.path, w.dist_text(), _where(w),
+                ", ".join(h["path"] for h in case.hidden),
                 "its modules (%s)" % shown if subs else "its modules",
-                shown or "them", advice(case, marker_applies)))
+                shown or "them", advice(case)))
 
 
 def program_bundle(entry):
@@ -314,14 +302,14 @@ def _exact_classes(*entries):
     return f, [layout.class_of(e, classified) for e in entries]
 
 
-def build(name, winner, distro_copy, winner_origin=None):
+def build(name, winner, distro_copy):
     """The case of ``winner`` (``(index, entry, spec)``) imported instead of the distro's
     ``distro_copy``, or None when the exact layout says it is no shadowing to report."""
     wi, wentry, wspec = winner
     di, dentry, dspec = distro_copy
     if pathfacts.real(wentry) == pathfacts.real(dentry):
         return None
-    if same_file(winner_origin or wspec.origin, dspec.origin):
+    if same_file(wspec.origin, dspec.origin):
         return None
     f, (wcls, dcls) = _exact_classes(wentry, dentry)
     if dcls != "distro" or wcls in ("distro", "stdlib"):
@@ -330,18 +318,10 @@ def build(name, winner, distro_copy, winner_origin=None):
         return None  # a venv's own packages shadowing the system's: what venvs are for
     if program_bundle(wentry):
         return None
-    wdata, wdist = describe_copy(name, wi, wentry, wspec, wcls, winner_origin,
-                                 pth=_pth_adding(wentry) if wcls == "pth" else None)
-    sdata, sdist = describe_copy(name, di, dentry, dspec, dcls)
+    wcopy = describe_copy(name, wi, wentry, wspec, wcls,
+                          pth=_pth_adding(wentry) if wcls == "pth" else None)
+    scopy = describe_copy(name, di, dentry, dspec, dcls)
     consumer_dirs = [e for e in sys.path if isinstance(e, str) and pathfacts.is_candidate(e)]
     _, classes = _exact_classes(*consumer_dirs) if consumer_dirs else (None, [])
     consumer_dirs = [d for d, c in zip(consumer_dirs, classes) if c == "distro"]
-    reqs = requirement_report(name, wdist, [sdist], consumer_dirs)
-    return {
-        "module": name,
-        "winner": wdata,
-        "shadowed": [sdata],
-        "other_distribution": bool(wdist and sdist and
-                                   wdist.canonical_name != sdist.canonical_name),
-        "requirements": reqs,
-    }
+    return make_case(name, wcopy, [scopy], consumer_dirs)

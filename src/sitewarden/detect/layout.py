@@ -34,6 +34,7 @@ import sys
 
 from .. import pathfacts
 from ..guard import marker
+from .records import PathEntry
 
 CLASSES = (
     "stdlib", "local", "user", "system", "distro",
@@ -257,66 +258,30 @@ def _site_classes(f):
 def classify(f):
     """Classify every entry of ``f["sys_path"]`` (``f`` as made by :func:`facts`).
 
-    Returns a list of dicts: ``index``, ``path``, ``realpath``, ``class``,
-    ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file, ``site``,
-    ``startup`` or None), ``exists``, ``duplicate_of`` (index of the same
+    Returns a list of :class:`~.records.PathEntry`: ``index``, ``path``,
+    ``realpath``, ``cls``, ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file,
+    ``site``, ``startup`` or None), ``exists``, ``duplicate_of`` (index of the same
     entry earlier, by string) and ``same_as`` (index of the same directory
     earlier, through a symlink), ``foreign`` (the other version), ``note``.
     Pure but for ``realpath``/``exists``.
     """
-    version = tuple(f.get("version") or sys.version_info[:2])
-    abiflags = f.get("abiflags", "")
     known = _site_classes(f)
     pythonpath = set(path_key(p) for p in f.get("pythonpath") or ())
-    pth = f.get("pth")
-    cwd = f.get("cwd")
     entries = []
-    seen_norm = {}
+    seen_key = {}
     seen_real = {}
     stdlib_seen = False
     for index, path in enumerate(f.get("sys_path") or ()):
         if not isinstance(path, str):
-            entries.append({"index": index, "path": repr(path), "realpath": None,
-                            "class": "other", "source": None, "exists": False,
-                            "duplicate_of": None, "same_as": None, "foreign": None,
-                            "note": "not a string"})
+            entries.append(PathEntry(index, repr(path), None, "other", None, False,
+                                     note="not a string"))
             continue
-        if path == "" and cwd:
-            n, r = os.path.normcase(cwd), pathfacts.real(cwd)
+        if path == "" and f.get("cwd"):
+            n, r = os.path.normcase(f["cwd"]), pathfacts.real(f["cwd"])
         else:
             n, r = path_key(path), pathfacts.real(path)
-        cls = known.get(r)
-        source = "site" if cls in ("local", "user", "system", "distro") else None
+        cls, source, foreign = _class_and_source(f, index, path, n, known.get(r), pythonpath)
         note = None
-        base = os.path.basename(n)
-        if cls is None and base.startswith("python") and base.endswith(".zip"):
-            zip_version = pathfacts.version_of_component(base)
-            if zip_version is not None and zip_version[:2] == version:
-                cls = "stdlib"
-        foreign = None
-        if cls is None or cls == "other":
-            foreign = pathfacts.foreign_version(path or "", version, abiflags)
-        if index == 0 and f.get("script") and cls != "stdlib":
-            source = "script"
-        elif n in pythonpath:
-            source = "PYTHONPATH"
-        elif pth is not None and n in pth:
-            source = pth[n]
-        elif cls is None:
-            source = "startup"
-        if cls is None:
-            if foreign is not None:
-                cls = "foreign"
-            elif source == "script":
-                cls = "script"
-            elif source == "PYTHONPATH":
-                cls = "pythonpath"
-            elif pth is None or n in pth or f.get("pth_importers"):
-                # At runtime (.pth files are not read) by elimination; in check,
-                # a path line names it, or a .pth import line may have added it.
-                cls = "pth"
-            else:
-                cls = "other"
         if cls == "stdlib":
             stdlib_seen = True
         elif not stdlib_seen and source not in ("script", "PYTHONPATH"):
@@ -325,19 +290,54 @@ def classify(f):
             exists = os.path.exists(r if r else path)
         except Exception:
             exists = False
-        dup = seen_norm.get(n)
+        dup = seen_key.get(n)
         same = None
         if dup is None:
-            seen_norm[n] = index
+            seen_key[n] = index
             same = seen_real.get(r)
             if same is None:
                 seen_real[r] = index
-        entries.append({
-            "index": index, "path": path, "realpath": r, "class": cls, "source": source,
-            "exists": exists, "duplicate_of": dup, "same_as": same, "foreign": foreign,
-            "note": note,
-        })
+        entries.append(PathEntry(index, path, r, cls, source, exists, dup, same, foreign,
+                                 note))
     return entries
+
+
+def _class_and_source(f, index, path, key, cls, pythonpath):
+    """``(class, source, foreign version)`` of the entry ``path`` (``key``: its
+    :func:`path_key`; ``cls``: its class as a known directory, or None)."""
+    version = tuple(f.get("version") or sys.version_info[:2])
+    pth = f.get("pth")
+    source = "site" if cls in ("local", "user", "system", "distro") else None
+    base = os.path.basename(key)
+    if cls is None and base.startswith("python") and base.endswith(".zip"):
+        zip_version = pathfacts.version_of_component(base)
+        if zip_version is not None and zip_version[:2] == version:
+            cls = "stdlib"
+    foreign = None
+    if cls is None or cls == "other":
+        foreign = pathfacts.foreign_version(path or "", version, f.get("abiflags", ""))
+    if index == 0 and f.get("script") and cls != "stdlib":
+        source = "script"
+    elif key in pythonpath:
+        source = "PYTHONPATH"
+    elif pth is not None and key in pth:
+        source = pth[key]
+    elif cls is None:
+        source = "startup"
+    if cls is None:
+        if foreign is not None:
+            cls = "foreign"
+        elif source == "script":
+            cls = "script"
+        elif source == "PYTHONPATH":
+            cls = "pythonpath"
+        elif pth is None or key in pth or f.get("pth_importers"):
+            # At runtime (.pth files are not read) by elimination; in check,
+            # a path line names it, or a .pth import line may have added it.
+            cls = "pth"
+        else:
+            cls = "other"
+    return cls, source, foreign
 
 
 def current(read_pth=False):
@@ -357,11 +357,11 @@ def class_of(path, entries):
     r = pathfacts.real(path)
     n = path_key(path)
     for e in entries:
-        if e["path"] == path:
-            return e["class"]
+        if e.path == path:
+            return e.cls
     for e in entries:
-        if e["realpath"] == r or path_key(e["path"]) == n:
-            return e["class"]
+        if e.realpath == r or path_key(e.path) == n:
+            return e.cls
     return "other"
 
 
@@ -379,10 +379,10 @@ def collect():
         "user": f["user"],
         "user_enabled": f["user_enabled"],
         "system": f["system"],
-        "distro": sorted(set(e["path"] for e in entries if e["class"] == "distro")),
+        "distro": sorted(set(e.path for e in entries if e.cls == "distro")),
         "pythonpath": f["pythonpath"],
         "safe_path": f["safe_path"],
         "script_entry": f["script"],
-        "entries": entries,
+        "entries": [e.as_dict() for e in entries],
     }
     return "layout", data, []

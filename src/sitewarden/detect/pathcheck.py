@@ -30,7 +30,7 @@ import sys
 
 from .. import HOOKS, pathfacts
 from . import emit
-from .records import finding
+from .records import Finding
 from .shadowing import copy_path, find_in, is_regular, same_file
 
 
@@ -60,11 +60,10 @@ def _builtin_or_frozen(name):
     return name in sys.builtin_module_names
 
 
-def describe_entry(index, entry, pythonpath=None):
+def describe_entry(index, entry):
     """Where an entry ahead of the standard library comes from, in words."""
     layout = _layout()
-    if pythonpath is None:
-        pythonpath = set(layout.path_key(p) for p in layout.pythonpath_entries())
+    pythonpath = set(layout.path_key(p) for p in layout.pythonpath_entries())
     if index == 0 and layout.has_script_entry():
         if entry in ("", "."):
             return "the current directory ('' at sys.path[0])"
@@ -201,92 +200,101 @@ def on_stdlib_loaded(module):
 
 def collect():
     """``check`` collector: every ``sys.path`` order finding."""
-    f, entries = _layout().current(read_pth=True)
-    findings = []
-    items = []
-
-    def add(kind, severity, message, **details):
-        item = finding(kind, severity, message, **details)
-        findings.append(item)
-        items.append(item)
-
-    # Standard library shadowed by an entry ahead of it.
+    entries = _layout().current(read_pth=True)[1]
     stdlib_seen = False
     pre = []
     for e in entries:
-        if e["class"] == "stdlib":
+        if e.cls == "stdlib":
             stdlib_seen = True
             break
         pre.append(e)
-    if stdlib_seen:
-        names = pathfacts.stdlib_names()
-        suffixes = pathfacts.module_suffixes()
-        path = [e["path"] for e in entries]
-        found = set()
-        for e in pre:
-            if not isinstance(e["path"], str):
-                continue
-            for name in sorted(pathfacts.top_level_names(e["path"], suffixes)):
-                if name not in names or name in found:
-                    continue
-                shadow = stdlib_shadow(name, path)
-                if shadow is None or shadow[0] != e["index"]:
-                    continue
-                found.add(name)
-                add("stdlib-shadowed", "high", format_stdlib(name, shadow), module=name,
-                    entry=e["path"], entry_class=e["class"],
-                    path=shadow[2].origin, stdlib=shadow[3].origin)
+    findings = _stdlib_shadowed(pre, entries) if stdlib_seen else []
+    findings += [_foreign_finding(e) for e in entries if e.cls == "foreign"]
+    findings += _distro_before_local(entries)
+    findings += [_inserted_finding(e) for e in pre
+                 if e.source not in ("script", "PYTHONPATH") and isinstance(e.path, str)]
+    findings += [f for f in (_entry_finding(e, entries) for e in entries) if f is not None]
+    return "path", {"findings": [f.as_dict() for f in findings]}, findings
 
-    for e in entries:
-        if e["class"] == "foreign":
-            add("foreign-entry", "high",
-                format_foreign(e["path"], e["foreign"],
-                               e["source"] if e["source"] == "PYTHONPATH" else None),
-                entry=e["path"], version=e["foreign"], source=e["source"])
 
-    first_distro = next((e for e in entries if e["class"] == "distro"), None)
-    if first_distro is not None:
-        later_local = [e for e in entries if e["class"] == "local"
-                       and e["index"] > first_distro["index"] and e["duplicate_of"] is None]
-        if later_local:
-            add("distro-before-local", "medium",
-                "the distro directory %s (sys.path[%d]%s) comes before the install "
-                "directory %s (sys.path[%d]): packages upgraded with pip are hidden behind the "
-                "distro's copies" % (
-                    first_distro["path"], first_distro["index"],
-                    ", from %s" % first_distro["source"]
-                    if first_distro["source"] not in (None, "site") else "",
-                    later_local[0]["path"], later_local[0]["index"]),
-                entry=first_distro["path"], local=later_local[0]["path"])
-
+def _stdlib_shadowed(pre, entries):
+    """``stdlib-shadowed``: a standard library module in an entry ahead of it."""
+    names = pathfacts.stdlib_names()
+    suffixes = pathfacts.module_suffixes()
+    path = [e.path for e in entries]
+    found = set()
+    out = []
     for e in pre:
-        if e["source"] in ("script", "PYTHONPATH") or not isinstance(e["path"], str):
+        if not isinstance(e.path, str):
             continue
-        add("inserted-ahead-of-stdlib", "medium",
-            "%s (sys.path[%d]) was put ahead of the standard library at startup%s: "
-            "any module in it can shadow the standard library" % (
-                e["path"], e["index"],
-                " (by %s)" % e["source"] if e["source"] not in (None, "startup", "site")
-                else " (by a .pth file's import line or sitecustomize)"),
-            entry=e["path"], source=e["source"])
+        for name in sorted(pathfacts.top_level_names(e.path, suffixes)):
+            if name not in names or name in found:
+                continue
+            shadow = stdlib_shadow(name, path)
+            if shadow is None or shadow[0] != e.index:
+                continue
+            found.add(name)
+            out.append(Finding("stdlib-shadowed", "high", format_stdlib(name, shadow),
+                               module=name, entry=e.path, entry_class=e.cls,
+                               path=shadow[2].origin, stdlib=shadow[3].origin))
+    return out
 
-    for e in entries:
-        if e["duplicate_of"] is not None:
-            add("duplicate-entry", "low",
-                "%s is on sys.path twice (sys.path[%d] and [%d])" % (
-                    e["path"] or "''", e["duplicate_of"], e["index"]),
-                entry=e["path"], first=e["duplicate_of"])
-        elif e["same_as"] is not None:
-            other = entries[e["same_as"]]
-            add("symlinked-entry", "low",
-                "%s (sys.path[%d]) is the same directory as %s (sys.path[%d]), through a "
-                "symbolic link" % (e["path"], e["index"], other["path"], other["index"]),
-                entry=e["path"], first=other["path"])
-        elif not e["exists"] and isinstance(e["path"], str):
-            base = os.path.basename(e["path"])
-            if e["class"] == "stdlib" and base.endswith(".zip"):
-                continue  # pythonXY.zip is on sys.path whether it exists or not
-            add("missing-entry", "low",
-                "%s (sys.path[%d], %s) does not exist" % (e["path"], e["index"], e["class"]),
-                entry=e["path"])
-    return "path", {"findings": items}, findings
+
+def _foreign_finding(e):
+    return Finding("foreign-entry", "high",
+                   format_foreign(e.path, e.foreign,
+                                  e.source if e.source == "PYTHONPATH" else None),
+                   entry=e.path, version=e.foreign, source=e.source)
+
+
+def _distro_before_local(entries):
+    first_distro = next((e for e in entries if e.cls == "distro"), None)
+    if first_distro is None:
+        return []
+    later_local = [e for e in entries if e.cls == "local"
+                   and e.index > first_distro.index and e.duplicate_of is None]
+    if not later_local:
+        return []
+    return [Finding(
+        "distro-before-local", "medium",
+        "the distro directory %s (sys.path[%d]%s) comes before the install "
+        "directory %s (sys.path[%d]): packages upgraded with pip are hidden behind the "
+        "distro's copies" % (
+            first_distro.path, first_distro.index,
+            ", from %s" % first_distro.source
+            if first_distro.source not in (None, "site") else "",
+            later_local[0].path, later_local[0].index),
+        entry=first_distro.path, local=later_local[0].path)]
+
+
+def _inserted_finding(e):
+    return Finding(
+        "inserted-ahead-of-stdlib", "medium",
+        "%s (sys.path[%d]) was put ahead of the standard library at startup%s: "
+        "any module in it can shadow the standard library" % (
+            e.path, e.index,
+            " (by %s)" % e.source if e.source not in (None, "startup", "site")
+            else " (by a .pth file's import line or sitecustomize)"),
+        entry=e.path, source=e.source)
+
+
+def _entry_finding(e, entries):
+    """A duplicate, symbolically linked or missing entry's finding, or None."""
+    if e.duplicate_of is not None:
+        return Finding("duplicate-entry", "low",
+                       "%s is on sys.path twice (sys.path[%d] and [%d])" % (
+                           e.path or "''", e.duplicate_of, e.index),
+                       entry=e.path, first=e.duplicate_of)
+    if e.same_as is not None:
+        other = entries[e.same_as]
+        return Finding("symlinked-entry", "low",
+                       "%s (sys.path[%d]) is the same directory as %s (sys.path[%d]), through "
+                       "a symbolic link" % (e.path, e.index, other.path, other.index),
+                       entry=e.path, first=other.path)
+    if not e.exists and isinstance(e.path, str):
+        if e.cls == "stdlib" and os.path.basename(e.path).endswith(".zip"):
+            return None  # pythonXY.zip is on sys.path whether it exists or not
+        return Finding("missing-entry", "low",
+                       "%s (sys.path[%d], %s) does not exist" % (e.path, e.index, e.cls),
+                       entry=e.path)
+    return None

@@ -122,10 +122,10 @@ def on_startup_module(name, module):
             return
         case = runtime_case(name)
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
-        if case is None or not same_file(case["winner"]["file"], origin):
+        if case is None or not same_file(case.winner.file, origin):
             return
         where = _cases().startup_importer(name)
-        case["startup"] = where[0] if where else True
+        case.startup = where[0] if where else True
         emit.emit("shadow", name, _cases().warning(case), "ShadowWarning", where=where)
     except Exception:
         pass

@@ -10,53 +10,53 @@ import os
 
 from .. import pathfacts
 from . import distinfo, layout
-from .cases import describe_copy, dist_text, requirement_report, violated
-from .records import finding
+from .cases import describe_copy, make_case, violated
+from .records import Finding, HiddenNamespace
 from .shadowing import WATCHED, copy_path, find_in, is_regular, pkgutil_style, portion, same_file
 
 
 def _guard_copies(case):
     """Two deployments of sitewarden itself (``sitewarden install``'s beside the Debian
     package's): one runs, the other stays silent; ``status`` reports them."""
-    return case["module"] == "sitewarden" and all(
-        os.path.isfile(os.path.join(c["path"] or "", "_deployment.json"))
-        for c in [case["winner"]] + case["shadowed"])
+    return case.module == "sitewarden" and all(
+        os.path.isfile(os.path.join(c.path or "", "_deployment.json"))
+        for c in [case.winner] + case.shadowed)
 
 
 def _severity(case, venv):
-    classes = set(s["class"] for s in case["shadowed"])
-    if classes == {"system"} or (venv and case["winner"]["class"] == "local"):
+    classes = set(s.cls for s in case.shadowed)
+    if classes == {"system"} or (venv and case.winner.cls == "local"):
         return "info"
     if _guard_copies(case):
         return "info"
-    if violated(case["requirements"]) or case.get("other_distribution"):
+    if violated(case.requirements) or case.other_distribution:
         return "high"
     return "medium"
 
 
 class _Scanner:
-    def __init__(self, facts, entries):
-        self.facts = facts
+    """Finds every shadow case and hidden namespace among classified entries."""
+
+    def __init__(self, entries):
         self.entries = entries
-        self.path = [e["path"] for e in entries]
         self.cases = []
         self.hidden = []
         self.suffixes = None
 
     def cls(self, index):
-        return self.entries[index]["class"]
+        return self.entries[index].cls
 
     def usable(self, e):
-        return isinstance(e["path"], str) and e["duplicate_of"] is None
+        return isinstance(e.path, str) and e.duplicate_of is None
 
     def watched_entries(self):
-        return [e for e in self.entries if e["class"] in WATCHED and self.usable(e)
-                and e["same_as"] is None]
+        return [e for e in self.entries if e.cls in WATCHED and self.usable(e)
+                and e.same_as is None]
 
     def run(self):
         seen = set()
         for e in self.watched_entries():
-            for name in sorted(pathfacts.top_level_names(e["path"], self.suffixes)):
+            for name in sorted(pathfacts.top_level_names(e.path, self.suffixes)):
                 if name not in seen:
                     seen.add(name)
                     self.module(name)
@@ -67,16 +67,16 @@ class _Scanner:
         for e in self.entries:
             if not self.usable(e):
                 continue
-            spec = find_in(name, e["path"])
+            spec = find_in(name, e.path)
             if spec is None:
                 continue
             if is_regular(spec):
-                copies.append((e["index"], e["path"], spec))
+                copies.append((e.index, e.path, spec))
             else:
-                portions.append((e["index"], e["path"], portion(e["path"], name)))
+                portions.append((e.index, e.path, portion(e.path, name)))
         if copies:
             winner = copies[0]
-            shadowed = self.shadowed(name, winner, copies[1:])
+            shadowed = self.shadowed(winner, copies[1:])
             if shadowed:
                 self.record(name, winner, shadowed)
                 return
@@ -87,18 +87,16 @@ class _Scanner:
                                         os.path.dirname(winner[2].origin)))
                     self.namespace(name, portions, 1)
                 else:
-                    self.hidden.append({
-                        "module": name,
-                        "winner": describe_copy(name, winner[0], winner[1], winner[2],
-                                                self.cls(winner[0]))[0],
-                        "hidden": [{"index": i, "entry": p, "class": self.cls(i), "path": d}
-                                   for i, p, d in watched_portions],
-                    })
+                    self.hidden.append(HiddenNamespace(
+                        name, describe_copy(name, winner[0], winner[1], winner[2],
+                                            self.cls(winner[0])),
+                        [{"index": i, "entry": p, "class": self.cls(i), "path": d}
+                         for i, p, d in watched_portions]))
             return
         if portions:
             self.namespace(name, portions, 1)
 
-    def shadowed(self, name, winner, rest):
+    def shadowed(self, winner, rest):
         wcls = self.cls(winner[0])
         if wcls in ("distro", "stdlib"):
             return []
@@ -134,38 +132,23 @@ class _Scanner:
                 else:
                     subportions.append((index, entry, os.path.join(directory, sub)))
             if copies:
-                shadowed = self.shadowed(full, copies[0], copies[1:])
+                shadowed = self.shadowed(copies[0], copies[1:])
                 if shadowed:
                     self.record(full, copies[0], shadowed)
             elif subportions:
                 self.namespace(full, subportions, depth + 1)
 
     def pth(self, index):
-        source = self.entries[index]["source"]
+        source = self.entries[index].source
         return source if isinstance(source, str) and source.endswith(".pth") else None
 
     def record(self, name, winner, shadowed):
-        wdata, wdist = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]),
-                                     pth=self.pth(winner[0]))
-        sdatas, sdists = [], []
-        for copy in shadowed:
-            data, dist = describe_copy(name, copy[0], copy[1], copy[2], self.cls(copy[0]))
-            sdatas.append(data)
-            sdists.append(dist)
-        consumer_dirs = [e["path"] for e in self.entries
-                         if e["class"] == "distro" and self.usable(e) and e["same_as"] is None]
-        case = {
-            "module": name,
-            "winner": wdata,
-            "shadowed": sdatas,
-            "comparison": distinfo.compare_versions(wdata["version"], sdatas[0]["version"])
-            if wdata["version"] and sdatas[0]["version"] else "cannot compare",
-            "other_distribution": bool(wdist and sdists[0] and
-                                       wdist.canonical_name != sdists[0].canonical_name),
-            "requirements": requirement_report(name, wdist, sdists, consumer_dirs),
-        }
-        case["_dists"] = (wdist, sdists)
-        self.cases.append(case)
+        wcopy = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]),
+                              pth=self.pth(winner[0]))
+        scopies = [describe_copy(name, c[0], c[1], c[2], self.cls(c[0])) for c in shadowed]
+        consumer_dirs = [e.path for e in self.entries
+                         if e.cls == "distro" and self.usable(e) and e.same_as is None]
+        self.cases.append(make_case(name, wcopy, scopies, consumer_dirs))
 
 
 def _distribution_view(entries):
@@ -174,10 +157,10 @@ def _distribution_view(entries):
     by_name = {}
     order = []
     for e in entries:
-        if not isinstance(e["path"], str) or e["duplicate_of"] is not None or \
-                e["same_as"] is not None:
+        if not isinstance(e.path, str) or e.duplicate_of is not None or \
+                e.same_as is not None:
             continue
-        for dist in distinfo.distributions(e["path"]):
+        for dist in distinfo.distributions(e.path):
             key = dist.canonical_name
             if not key:
                 continue
@@ -187,9 +170,9 @@ def _distribution_view(entries):
             if any(os.path.realpath(d.path) == os.path.realpath(dist.path)
                    for _, d, _ in by_name[key]):
                 continue
-            if any(i == e["index"] for i, _, _ in by_name[key]):
+            if any(i == e.index for i, _, _ in by_name[key]):
                 continue  # two metadata of one project in one directory (Debian's cryptography)
-            by_name[key].append((e["index"], dist, e["class"]))
+            by_name[key].append((e.index, dist, e.cls))
     return order, by_name
 
 
@@ -238,54 +221,70 @@ def _dist_json(index, dist, cls):
 def collect():
     """``check`` collector: shadowed modules, shadowed metadata, violated requirements."""
     f, entries = layout.current(read_pth=True)
-    scanner = _Scanner(f, entries)
+    scanner = _Scanner(entries)
     scanner.suffixes = pathfacts.module_suffixes()
     scanner.run()
-    scanner.cases.sort(key=lambda case: case["module"])
-    findings = []
-    modules = []
+    scanner.cases.sort(key=lambda case: case.module)
     effective = {}  # canonical distribution name -> [(version, how, location)]
-    for case in scanner.cases:
-        wdist, sdists = case.pop("_dists")
-        case["severity"] = _severity(case, f["venv"])
-        modules.append(case)
-        w, s = case["winner"], case["shadowed"][0]
-        message = "%s: %s (%s) from %s shadows %s (%s) in %s" % (
-            case["module"], w["path"], dist_text(w), w["class"], s["path"], dist_text(s),
-            s["class"])
-        if case["comparison"] == "cannot compare" and w["version"] and s["version"]:
-            message += "; versions cannot be compared"
-        if case["other_distribution"]:
-            message += "; another project than %s" % s["distribution"]
-        if _guard_copies(case):
-            message += " (two deployments of the guard: the first runs, see sitewarden status)"
-        elif case["severity"] == "info":
-            message += " (the virtual environment's own copy: expected)"
-        bad = violated(case["requirements"])
-        if bad:
-            message += "; violates %d requirement%s" % (len(bad), "" if len(bad) == 1 else "s")
-        findings.append(finding("shadowed-module", case["severity"], message,
-                                module=case["module"]))
-        if wdist is not None and case["severity"] != "info":
-            effective.setdefault(wdist.canonical_name, []).append(
-                (wdist.version, "import", w["path"]))
-    for hidden in scanner.hidden:
-        findings.append(finding(
-            "hidden-namespace", "medium",
-            "%s: the regular package %s hides the distro's namespace portion%s %s: its "
-            "modules cannot be imported" % (
-                hidden["module"], hidden["winner"]["path"],
-                "s" if len(hidden["hidden"]) > 1 else "",
-                ", ".join(h["path"] for h in hidden["hidden"])),
-            module=hidden["module"]))
-
+    findings = [_module_finding(case, f["venv"], effective) for case in scanner.cases]
+    findings += [_hidden_finding(hidden) for hidden in scanner.hidden]
     order, by_name = _distribution_view(entries)
-    distributions = []
     shadowed_names = set(effective)
-    for case in modules:
-        for s in case["shadowed"]:
-            if s["distribution"] and case["severity"] != "info":
-                shadowed_names.add(distinfo.canonicalize(s["distribution"]))
+    for case in scanner.cases:
+        for s in case.shadowed:
+            if s.distribution and case.severity != "info":
+                shadowed_names.add(distinfo.canonicalize(s.distribution))
+    distributions = _shadowed_metadata(order, by_name, f["venv"], shadowed_names, effective,
+                                       findings)
+    violations = _violations(shadowed_names, effective, order, by_name)
+    findings += [_violation_finding(v) for v in violations]
+    data = {
+        "modules": [case.as_dict() for case in scanner.cases],
+        "hidden_namespaces": [hidden.as_dict() for hidden in scanner.hidden],
+        "distributions": distributions,
+        "violations": violations,
+    }
+    return "shadowing", data, findings
+
+
+def _module_finding(case, venv, effective):
+    """Set ``case``'s severity, note the version it makes imported in ``effective``,
+    and return its ``shadowed-module`` finding."""
+    case.severity = _severity(case, venv)
+    w, s = case.winner, case.shadowed[0]
+    message = "%s: %s (%s) from %s shadows %s (%s) in %s" % (
+        case.module, w.path, w.dist_text(), w.cls, s.path, s.dist_text(), s.cls)
+    if case.comparison == "cannot compare" and w.version and s.version:
+        message += "; versions cannot be compared"
+    if case.other_distribution:
+        message += "; another project than %s" % s.distribution
+    if _guard_copies(case):
+        message += " (two deployments of the guard: the first runs, see sitewarden status)"
+    elif case.severity == "info":
+        message += " (the virtual environment's own copy: expected)"
+    bad = violated(case.requirements)
+    if bad:
+        message += "; violates %d requirement%s" % (len(bad), "" if len(bad) == 1 else "s")
+    if w.dist is not None and case.severity != "info":
+        effective.setdefault(w.dist.canonical_name, []).append(
+            (w.dist.version, "import", w.path))
+    return Finding("shadowed-module", case.severity, message, module=case.module)
+
+
+def _hidden_finding(hidden):
+    return Finding(
+        "hidden-namespace", "medium",
+        "%s: the regular package %s hides the distro's namespace portion%s %s: its "
+        "modules cannot be imported" % (
+            hidden.module, hidden.winner.path, "s" if len(hidden.hidden) > 1 else "",
+            ", ".join(h["path"] for h in hidden.hidden)),
+        module=hidden.module)
+
+
+def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings):
+    """The distributions whose metadata hides a watched copy's (``distributions`` of
+    the section); adds to ``shadowed_names``, ``effective`` and ``findings``."""
+    distributions = []
     for key in order:
         copies = by_name[key]
         if len(copies) < 2:
@@ -294,42 +293,35 @@ def collect():
         watched = [c for c in copies[1:] if c[2] in WATCHED]
         if not watched or first_cls in ("distro", "stdlib"):
             continue
-        venv_own = f["venv"] and first_cls == "local"
+        venv_own = venv and first_cls == "local"
         present = _module_present(first, first.location)
-        record = {
+        distributions.append({
             "name": first.name,
             "visible": _dist_json(first_index, first, first_cls),
             "shadowed": [_dist_json(i, d, c) for i, d, c in watched],
             "modules_present": present,
-        }
-        distributions.append(record)
+        })
         if not venv_own:
             shadowed_names.add(key)
             effective.setdefault(key, []).append((first.version, "metadata", first.location))
         if not present and not venv_own:
-            findings.append(finding("stale-metadata", "low", _stale_message(first, watched),
+            findings.append(Finding("stale-metadata", "low", _stale_message(first, watched),
                                     distribution=first.name))
-
-    violations = _violations(shadowed_names, effective, order, by_name, entries)
-    for v in violations:
-        findings.append(finding(
-            "requirement-violated", "high" if v["consumer_class"] == "distro" else "medium",
-            "%s %s (%s) requires '%s', but %s %s" % (
-                v["consumer"], v["consumer_version"] or "", v["consumer_class"],
-                v["requirement"], v["requires"],
-                "is imported as %s" % v["installed"] if "import" in v["seen_by"]
-                else "is %s (its metadata)" % v["installed"]),
-            consumer=v["consumer"], requires=v["requires"]))
-    data = {
-        "modules": modules,
-        "hidden_namespaces": scanner.hidden,
-        "distributions": distributions,
-        "violations": violations,
-    }
-    return "shadowing", data, findings
+    return distributions
 
 
-def _violations(names, effective, order, by_name, entries):
+def _violation_finding(v):
+    return Finding(
+        "requirement-violated", "high" if v["consumer_class"] == "distro" else "medium",
+        "%s %s (%s) requires '%s', but %s %s" % (
+            v["consumer"], v["consumer_version"] or "", v["consumer_class"],
+            v["requirement"], v["requires"],
+            "is imported as %s" % v["installed"] if "import" in v["seen_by"]
+            else "is %s (its metadata)" % v["installed"]),
+        consumer=v["consumer"], requires=v["requires"])
+
+
+def _violations(names, effective, order, by_name):
     """Requirements on the shadowed distributions, by the distributions pip sees
     (the first per name) and by every distro distribution, checked against
     the version imported and the version whose metadata is seen."""
