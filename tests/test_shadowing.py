@@ -144,7 +144,8 @@ def test_no_warning_without_shadowing_and_nothing_heavy_imported(guarded):
     # _watch built the index; shadowing looked at the candidates once; nothing else.
     assert proc.stdout.split() == ["['sitewarden',", "'sitewarden._watch',",
                                    "'sitewarden.detect',", "'sitewarden.detect.emit',",
-                                   "'sitewarden.detect.shadowing',", "'sitewarden.pathfacts']"]
+                                   "'sitewarden.detect.shadowing',", "'sitewarden.detect.specs',",
+                                   "'sitewarden.pathfacts']"]
 
 
 def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path):

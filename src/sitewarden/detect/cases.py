@@ -15,7 +15,7 @@ from .. import pathfacts
 from ..guard import marker
 from . import distinfo, layout
 from .records import Copy, HiddenNamespace, ShadowCase
-from .shadowing import copy_path, portion, same_file
+from .specs import copy_path, portion, same_file
 
 # ---------------------------------------------------------------- describing copies
 

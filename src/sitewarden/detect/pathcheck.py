@@ -31,7 +31,7 @@ import sys
 from .. import HOOKS, pathfacts
 from . import emit
 from .records import Finding
-from .shadowing import copy_path, find_in, is_regular, same_file
+from .specs import copy_path, find_in, is_regular, same_file
 
 
 def _layout():

@@ -12,7 +12,8 @@ from .. import pathfacts
 from . import distinfo, layout
 from .cases import describe_copy, make_case, violated
 from .records import Finding, HiddenNamespace
-from .shadowing import WATCHED, copy_path, find_in, is_regular, pkgutil_style, portion, same_file
+from .shadowing import WATCHED
+from .specs import copy_path, find_in, is_regular, pkgutil_style, portion, same_file
 
 
 def _guard_copies(case):
