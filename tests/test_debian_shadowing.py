@@ -25,9 +25,9 @@ import re
 
 import pytest
 
-from guarded_python import IMPORTER, WARNING_LINE
 from harness import DebianNamespace, available, wheel
 from harness.fixtures import open_root, running_under_ci
+from harness.guarded import IMPORTER, WARNING_LINE
 from harness.roots import root_params
 
 pytestmark = pytest.mark.debian

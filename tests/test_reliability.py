@@ -1,7 +1,7 @@
 """Never break an interpreter, never refuse open, never lose a file: bad input, faults, load.
 
 Issue #6.  Every test runs on every CPython 3.8+ found (hermetic Debian-shaped
-copies, ``guarded_targets``) and on Debian's own ``/usr/bin/python3`` (in a
+copies, ``harness.guarded``) and on Debian's own ``/usr/bin/python3`` (in a
 private mount namespace), tries many inputs in a loop inside one test, counts
 what it tried and reports it with ``harness.figures.record`` (printed; appended
 to ``$SITEWARDEN_FIGURES`` when set).  Expensive loops are bounded;
@@ -27,12 +27,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guarded_targets import make_target, target_params
 from harness import make_dist, pip_dir, pip_versions_for, wheel
 from harness.figures import record, stress
+from harness.guarded import guarded_params, make_guarded
 
 STRESS = stress()
-TARGETS = target_params()
+TARGETS = guarded_params()
 #: The newest pip without a PEP 668 check of its own (starts on 3.8-3.13): the guard refuses.
 OLD_PIP = "22.3.1"
 WARNING_LINE = re.compile(r"^.*:\d+: (ShadowWarning|PathWarning): ")
@@ -48,7 +48,7 @@ def target(guarded_target):
 def shared(request):
     """A guarded interpreter shared by the read-only tests of this module, with one
     shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``)."""
-    t = make_target(request.param)
+    t = make_guarded(request.param)
     try:
         t.add_shadowed(["swr_shadowed"], plain=["swr_plain"])
         yield t
@@ -92,7 +92,7 @@ def report(prop, target, tried, failures, **extra):
 
 DEFAULT = "could not read its EXTERNALLY-MANAGED file"
 
-#: name -> (kind for Target.put, data, mode, phrase the refusal shows)
+#: name -> (kind for GuardedPython.put, data, mode, phrase the refusal shows)
 MARKERS = {
     "empty": ("file", b"", 0o644, DEFAULT),
     "binary garbage": ("file", bytes(range(256)) * 4, 0o644, DEFAULT),

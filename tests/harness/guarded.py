@@ -1,52 +1,113 @@
-"""Guarded interpreters of every kind the reliability tests run on, behind one interface.
+"""Guarded interpreters of every kind, behind one interface: :class:`GuardedPython`.
 
-A :class:`Target` is either a hermetic Debian-shaped copy of a pyenv CPython
-(3.8-3.13), built in a directory ``nobody`` can traverse, Debian's real
-``/usr/bin/python3`` inside a private mount namespace (``DebianNamespace``),
-or an interpreter of a debootstrapped root (Debian 13's ``python3``, sid's
-``python3`` and ``python3.15``, ``harness.roots.ChrootNamespace``);
-in both, the guard is deployed with the real CLI into the default-scheme
-directory (``local_dir``) and the marker is at ``marker``.  Everything the
-tests do to the target's files goes through :meth:`Target.root` (a helper
-Python running as root where the target's files are visible: the host, or
-inside the namespace), so one test body covers every interpreter.
+Three back ends, one test body for all of them:
+
+* :class:`HermeticGuarded`: a hermetic Debian-shaped copy of a pyenv CPython
+  3.8-3.13 (``harness.hermetic``), built in a directory ``nobody`` can traverse
+  (or in a directory the test gives, such as its ``tmp_path``);
+* :class:`DebianGuarded`: Debian's real ``/usr/bin/python3`` inside a private
+  mount namespace (``harness.debian_ns.DebianNamespace``);
+* :class:`RootGuarded`: an interpreter of a debootstrapped root (Debian 13's
+  ``python3``, sid's ``python3`` and ``python3.15``, ``harness.roots.ChrootNamespace``).
+
+In each, the guard is deployed with the real CLI into the default-scheme
+directory (``local_dir``), or not at all (``deploy=False``); a hermetic python
+can instead get a copy of a deployment the CLI made once per interpreter and
+session (``deploy="copy"``, a few milliseconds instead of a CLI run), what the
+many shadowing and ``sys.path`` tests use.  The marker is at ``marker``.
+Everything the tests do to the interpreter's files goes through
+:meth:`GuardedPython.root` (a helper Python running as root where the files
+are visible: the host, or inside the namespace); :meth:`GuardedPython.python`
+runs the interpreter under test, :meth:`GuardedPython.cli` the CLI of this
+checkout where the interpreter is.
 """
 
 from __future__ import annotations
 
+import ast
+import atexit
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pytest
 
-from harness import (
-    DebianNamespace,
-    Interpreter,
-    available,
-    build_hermetic,
-    debian_system_python,
-    make_dist,
-    pyenv_interpreters,
-)
-from harness.debian_ns import _DIGEST, MountNamespace
-from harness.nobody import as_nobody, public_tmpdir
-from harness.roots import TARGETS, RootTarget, root_params
+from . import roots
+from .cli import CLI
+from .debian_ns import _DIGEST, DebianNamespace, MountNamespace, available
+from .dists import make_dist
+from .hermetic import DEFAULT_MARKER, build_hermetic
+from .interpreters import Interpreter, debian_system_python, pyenv_interpreters
+from .nobody import as_nobody, public_tmpdir
+from .roots import TARGETS, RootTarget, root_params
 
-CLI = [sys.executable, "-m", "sitewarden"]
 DEBIAN = "debian"
 
 
-def target_params(roots: bool = True) -> List[Any]:
+def guarded_params(roots: bool = True) -> List[Any]:
     """Every pyenv CPython 3.8+, Debian's system python and (``roots``) the
-    interpreters of the debootstrapped roots, as pytest params."""
+    interpreters of the debootstrapped roots, as pytest params of :func:`make_guarded`."""
     params = [pytest.param(i, id=i.id) for i in pyenv_interpreters()]
     deb = debian_system_python()
     params.append(pytest.param(DEBIAN, id=deb.id if deb else DEBIAN, marks=pytest.mark.debian))
     return params + (root_params() if roots else [])
+
+
+#: Imports the modules named in argv, one by one; prints every warning shown
+#: (category, message, filename, lineno) and where each module came from.
+IMPORTER = r"""
+import sys, warnings
+out = []
+def _show(message, category, filename, lineno, file=None, line=None):
+    out.append(["warning", category.__name__, str(message), filename, lineno])
+warnings.showwarning = _show
+for name in sys.argv[1:]:
+    try:
+        __import__(name)
+        status = "ok"
+    except Exception as exc:
+        status = "%s: %s" % (type(exc).__name__, exc)
+    module = sys.modules.get(name)
+    out.append(["import", name, getattr(module, "__file__", None), status])
+print(repr(out))  # no json: a test may shadow what json imports
+"""
+
+WARNING_LINE = re.compile(r"^(.*?):(\d+): (ShadowWarning|PathWarning): (.*)$")
+
+
+class Result:
+    """What one run of :data:`IMPORTER` saw."""
+
+    def __init__(self, proc: subprocess.CompletedProcess) -> None:
+        self.proc = proc
+        assert proc.returncode == 0, proc.stderr
+        events = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+        # Warnings issued at the very first import (by the started hooks, before
+        # IMPORTER could replace showwarning) went to stderr.
+        early = []
+        for line in proc.stderr.splitlines():
+            m = WARNING_LINE.match(line)
+            if m:
+                early.append(["warning", m.group(3), m.group(4), m.group(1), int(m.group(2))])
+        self.events = early + events
+
+    def warnings(self, category: str = "ShadowWarning") -> List[str]:
+        return [e[2] for e in self.events if e[0] == "warning" and e[1] == category]
+
+    def warned_about(self, category: str = "ShadowWarning") -> List[str]:
+        """Module names the warnings are about (the quoted name they start with)."""
+        return [m.split("'")[1] for m in self.warnings(category)]
+
+    def imported(self, name: str) -> Tuple[Optional[str], str]:
+        for e in self.events:
+            if e[0] == "import" and e[1] == name:
+                return e[2], e[3]
+        raise KeyError(name)
 
 
 #: Writes stdin to argv[1] after removing whatever is there (file, link, directory).
@@ -90,8 +151,8 @@ for name in os.listdir(src):
 """
 
 
-class Target:
-    """A guarded interpreter (see the module docstring)."""
+class GuardedPython:
+    """An interpreter under test with its guard (see the module docstring)."""
 
     interp: Interpreter
     executable: str
@@ -105,6 +166,9 @@ class Target:
     tmp: Path
     #: argv prefix of the CLI of this checkout, as run where the target is.
     cli_argv: List[str] = CLI
+    #: The user base of every run (``PYTHONUSERBASE``, in the clean environment).
+    user_base: Path
+    version: Tuple[int, int, int]
 
     @property
     def label(self) -> str:
@@ -157,9 +221,16 @@ class Target:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- built on those
+    @property
+    def user_site(self) -> Path:
+        """Where ``--user`` installs land: ``<user_base>/lib/python3.N/site-packages``."""
+        return self.user_base / "lib" / ("python%d.%d" % self.version[:2]) / "site-packages"
+
     def python(self, *args: str, env: Optional[Mapping[str, str]] = None,
-               timeout: float = 300) -> subprocess.CompletedProcess:
-        return self.run([self.executable, *args], env=env, timeout=timeout)
+               timeout: float = 300, cwd: str = "/", input: Optional[str] = None
+               ) -> subprocess.CompletedProcess:
+        """Run the interpreter under test with ``args`` (see :meth:`run`)."""
+        return self.run([self.executable, *args], env=env, timeout=timeout, cwd=cwd, input=input)
 
     def cli(self, *args: str, env: Optional[Mapping[str, str]] = None, cwd: str = "/"
             ) -> subprocess.CompletedProcess:
@@ -231,22 +302,71 @@ class Target:
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return proc
 
+    # -- what the shadowing and sys.path tests observe
+    def imports(self, *names: str, env: Optional[Mapping[str, str]] = None, cwd: str = "/",
+                flags: Sequence[str] = ()) -> Result:
+        """Import ``names`` one by one (:data:`IMPORTER`): the warnings and where each came from."""
+        return Result(self.python(*flags, "-c", IMPORTER, *names, env=env, cwd=cwd))
 
-class HermeticTarget(Target):
-    def __init__(self, interp: Interpreter) -> None:
-        self.tmp = public_tmpdir("sitewarden-target-")
+    @staticmethod
+    def stderr_warnings(proc: subprocess.CompletedProcess) -> List[Tuple[str, int, str, str]]:
+        """``(filename, lineno, category, message)`` of the warnings printed on stderr."""
+        out = []
+        for line in proc.stderr.splitlines():
+            m = WARNING_LINE.match(line)
+            if m:
+                out.append((m.group(1), int(m.group(2)), m.group(3), m.group(4)))
+        return out
+
+    def check(self, env: Optional[Mapping[str, str]] = None, cwd: str = "/") -> Dict[str, Any]:
+        """The report ``sitewarden check`` collects, through the same probe the CLI
+        runs (``-c BOOTSTRAP payload check``, guard disabled), in ``env``/``cwd``."""
+        # Imported here: the package's layout is what the unit tests under refactoring move.
+        from sitewarden.cli import payload
+        from sitewarden.detect import probe
+
+        root = payload.probe_payload()
+        proc = self.python("-c", probe.BOOTSTRAP, str(root), "check",
+                           env=dict(env or {}, SITEWARDEN_DISABLE="1"), cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    def cli_check(self, env: Optional[Mapping[str, str]] = None,
+                  cwd: str = "/") -> Tuple[int, Dict[str, Any], str]:
+        """``sitewarden check --python <this> --json`` with the real CLI, plus its
+        human output: ``(exit status, report, text)``."""
+        proc = self.cli("check", "--python", self.executable, "--json", env=env, cwd=cwd)
+        assert proc.returncode in (0, 1), proc.stderr
+        text = self.cli("check", "--python", self.executable, env=env, cwd=cwd)
+        assert text.returncode == proc.returncode, text.stderr
+        return proc.returncode, json.loads(proc.stdout), text.stdout
+
+
+class HermeticGuarded(GuardedPython):
+    """A hermetic Debian-shaped python (``harness.hermetic``), files on the host.
+
+    Built in ``dest`` (a directory the test owns, e.g. below its ``tmp_path``), or
+    else in a fresh directory ``nobody`` can traverse, removed by :meth:`close`.
+    """
+
+    def __init__(self, interp: Interpreter, dest: Optional[Path] = None,
+                 marker: Optional[str] = DEFAULT_MARKER) -> None:
+        self.tmp = public_tmpdir("sitewarden-target-") if dest is None else Path(dest)
+        self.tmp.mkdir(parents=True, exist_ok=True)
         try:
-            self.hp = build_hermetic(interp, self.tmp / "h")
+            self.hp = build_hermetic(interp, self.tmp / "h", marker=marker)
         except BaseException:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            if dest is None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
             raise
         self.interp = interp
+        self.version = self.hp.version
         self.executable = str(self.hp.executable)
         self.local_dir = self.hp.local_dir
         self.distro_dir = self.hp.distro_dir
         self.stdlib = self.hp.stdlib
-        assert self.hp.marker is not None
-        self.marker = self.hp.marker
+        self.user_base = self.hp.user_base
+        self.marker = self.hp.marker  # type: ignore[assignment]  # None when built without
         self.marker_phrase = "hermetic fixture of the sitewarden test suite"
 
     def env(self, extra=None):
@@ -271,19 +391,28 @@ class HermeticTarget(Target):
         kwargs.setdefault("stdin", subprocess.DEVNULL)
         return subprocess.Popen([sys.executable, "-I", "-S", "-c", code, *args], **kwargs)
 
+    def copy_deployment(self, source: Path) -> None:
+        """Deploy by copying what the CLI deployed in the site directory ``source``."""
+        shutil.copytree(source / "sitewarden", self.local_dir / "sitewarden", symlinks=True)
+        for name in ("sitewarden.pth", "sitewarden.start"):
+            if (source / name).exists():
+                shutil.copy2(source / name, self.local_dir / name)
 
-class NamespaceTarget(Target):
-    """A target inside a mount namespace (``MountNamespace``: Debian's or a root's)."""
+
+class NamespaceGuarded(GuardedPython):
+    """An interpreter inside a mount namespace (``MountNamespace``: Debian's or a root's)."""
 
     ns: MountNamespace
 
     def _adopt(self, ns: MountNamespace) -> None:
         self.ns = ns
         self.interp = ns.python
+        self.version = ns.python.version
         self.executable = ns.executable
         self.local_dir = ns.local_dir
         self.distro_dir = ns.distro_dir
         self.stdlib = ns.stdlib
+        self.user_base = ns.user_base
         self.marker = ns.marker
         self.marker_phrase = "To install Python packages system-wide, try apt install"
         self.cli_argv = list(ns.cli)
@@ -309,10 +438,10 @@ class NamespaceTarget(Target):
         super().close()
 
 
-class DebianTarget(NamespaceTarget):
-    def __init__(self) -> None:
-        from harness.fixtures import running_under_ci
+class DebianGuarded(NamespaceGuarded):
+    """Debian's ``/usr/bin/python3`` in a ``DebianNamespace``."""
 
+    def __init__(self) -> None:
         ok, reason = available()
         if not ok:
             if running_under_ci():
@@ -322,12 +451,10 @@ class DebianTarget(NamespaceTarget):
         self._adopt(DebianNamespace())
 
 
-class RootChrootTarget(NamespaceTarget):
+class RootGuarded(NamespaceGuarded):
     """An interpreter of a debootstrapped root (see ``harness.roots``)."""
 
     def __init__(self, target: RootTarget) -> None:
-        from harness.fixtures import open_root
-
         self.tmp = public_tmpdir("sitewarden-target-")
         try:
             self._adopt(open_root(target))
@@ -356,18 +483,64 @@ class RootChrootTarget(NamespaceTarget):
         return max(1, -(-n // len(TARGETS)))
 
 
-def make_target(param: Any, deploy: bool = True) -> Target:
-    """A target for a ``target_params()`` value, with the guard deployed (``deploy``)."""
+def running_under_ci() -> bool:
+    """CI=true (or any value but empty/0/false/no): missing prerequisites are failures."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def open_root(target: roots.RootTarget) -> roots.ChrootNamespace:
+    """A namespace over ``target``'s cached root, building the root first if missing.
+
+    Skipped where that cannot work; a failure under CI (a missing root that
+    cannot be built is a failure there, never a skip).
+    """
+    ok, reason = roots.available()
+    if ok:
+        try:
+            roots.ensure_root(target.release)
+        except roots.RootError as exc:
+            ok, reason = False, str(exc)
+    if not ok:
+        if running_under_ci():
+            pytest.fail("the %s root is required under CI: %s" % (target.release, reason))
+        pytest.skip("%s root unavailable: %s" % (target.release, reason))
+    return roots.open_target(target)
+
+
+Deploy = Union[bool, str]
+
+
+def make_guarded(param: Any, deploy: Deploy = True, dest: Optional[Path] = None) -> GuardedPython:
+    """A guarded python for a :func:`guarded_params` value (an ``Interpreter`` makes a
+    hermetic one, in ``dest`` if given), with the guard deployed by the CLI
+    (``deploy=True``), copied from a deployment the CLI made (``"copy"``, hermetic
+    only, see :func:`deployed_tree`) or not at all (``False``)."""
     if isinstance(param, RootTarget):
-        target: Target = RootChrootTarget(param)
+        guarded: GuardedPython = RootGuarded(param)
     elif param == DEBIAN:
-        target = DebianTarget()
+        guarded = DebianGuarded()
     else:
-        target = HermeticTarget(param)
+        guarded = HermeticGuarded(param, dest)
     try:
-        if deploy:
-            target.install()
+        if deploy == "copy":
+            assert isinstance(guarded, HermeticGuarded), "copied deployments are hermetic only"
+            guarded.copy_deployment(deployed_tree(param))
+        elif deploy:
+            guarded.install()
     except BaseException:
-        target.close()
+        guarded.close()
         raise
-    return target
+    return guarded
+
+
+_DEPLOYED: Dict[str, Path] = {}
+
+
+def deployed_tree(interp: Interpreter) -> Path:
+    """A site directory where the real CLI deployed the guard for ``interp`` (once per
+    test process, in a throwaway hermetic python, removed at exit)."""
+    if interp.executable not in _DEPLOYED:
+        source = make_guarded(interp)
+        atexit.register(source.close)
+        _DEPLOYED[interp.executable] = source.local_dir
+    return _DEPLOYED[interp.executable]
