@@ -58,6 +58,16 @@ def guarded_params(roots: bool = True) -> List[Any]:
     return params + (root_params() if roots else [])
 
 
+def share_of(param: Any, items: Sequence[Any]) -> List[Any]:
+    """The share of a slow loop's ``items`` of the python of a :func:`guarded_params` value
+    (:meth:`GuardedPython.share`): all of them, but on the roots' interpreters, which split
+    them (each every third)."""
+    if isinstance(param, RootTarget):
+        index = TARGETS.index(param)
+        return list(items)[index::len(TARGETS)]
+    return list(items)
+
+
 #: Imports the modules named in argv, one by one; prints every warning shown
 #: (category, message, filename, lineno) and where each module came from.
 IMPORTER = r"""
@@ -476,8 +486,7 @@ class RootGuarded(NamespaceGuarded):
         return self.root_target.release
 
     def share(self, items):
-        index = TARGETS.index(self.root_target)
-        return list(items)[index::len(TARGETS)]
+        return share_of(self.root_target, items)
 
     def scaled(self, n):
         return max(1, -(-n // len(TARGETS)))
