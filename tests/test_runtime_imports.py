@@ -251,17 +251,16 @@ FIRST_SHADOW_STDLIB = {
 }
 
 
-def test_first_shadowed_import_loads_a_fixed_set(tmp_path, tmp_path_factory):
-    from guarded_python import guarded_factory
+def test_first_shadowed_import_loads_a_fixed_set(guarded):
     from harness import make_dist
 
-    g = guarded_factory(tmp_path, tmp_path_factory)()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
-    make_dist(g.distro, "httplib2", "0.20.4", {"httplib2/__init__.py": ""},
+    g = guarded()
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "httplib2", "0.20.4", {"httplib2/__init__.py": ""},
               requires=["six (>=1.16)"])
-    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
-    proc = g.run(["-c", "import sys; before = set(sys.modules); import six; "
-                        "print(' '.join(sorted(set(sys.modules) - before - {'six'})))"])
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    proc = g.python("-c", "import sys; before = set(sys.modules); import six; "
+                          "print(' '.join(sorted(set(sys.modules) - before - {'six'})))")
     assert proc.returncode == 0 and "ShadowWarning" in proc.stderr, proc.stderr
     loaded = set(proc.stdout.split())
     assert {m for m in loaded if m.startswith("sitewarden")} == FIRST_SHADOW_SITEWARDEN
