@@ -28,7 +28,7 @@ lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb
 
 test: lint
-	$(VENV)/bin/python -m pytest -n auto $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n auto --durations=25 $(PYTEST_ARGS)
 
 # dist/sitewarden_<version>_all.deb, offline, reproducible (see packaging/build-deb)
 deb: setup

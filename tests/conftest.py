@@ -1,53 +1,27 @@
-"""Shared fixtures: the CLI under test, run as a real subprocess."""
+"""Shared fixtures: the CLI under test, run as a real subprocess; the wheelhouse.
+
+The guarded interpreters (``guarded_target``, ``bare_target``, ``guarded``) and the
+namespaces are fixtures of ``harness.fixtures``."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from guarded_targets import make_target, target_params
+from harness.cli import run_cli
 
 pytest_plugins = ["harness.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sitewarden_cli(*args: str, env: dict[str, str] | None = None, cwd: str | None = None,
-                   user: int | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m sitewarden`` (the CLI of this checkout) in a subprocess."""
-    full_env = dict(os.environ)
-    full_env.pop("SITEWARDEN_DISABLE", None)
-    full_env.update(env or {})
-    argv = [sys.executable, "-m", "sitewarden", *args]
-    if user is not None:
-        argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups", *argv]
-    return subprocess.run(argv, capture_output=True, text=True, env=full_env, cwd=cwd,
-                          stdin=subprocess.DEVNULL, timeout=300)
-
-
 @pytest.fixture
 def cli():
-    return sitewarden_cli
-
-
-@pytest.fixture(params=target_params())
-def guarded_target(request):
-    """Each CPython 3.8+ (hermetic) and Debian's python (namespace), guard deployed."""
-    target = make_target(request.param)
-    yield target
-    target.close()
-
-
-@pytest.fixture(params=target_params())
-def bare_target(request):
-    """As ``guarded_target``, without the guard deployed."""
-    target = make_target(request.param, deploy=False)
-    yield target
-    target.close()
+    """The CLI of this checkout on the host: ``cli(*args, env=, cwd=, user=)`` (see
+    ``harness.cli.run_cli``)."""
+    return run_cli
 
 
 #: Wheels the install tests use, from PyPI (cached), served with --no-index --find-links.

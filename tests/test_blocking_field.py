@@ -2,7 +2,7 @@
 
 Every test runs on each CPython 3.8+ found (hermetic Debian-shaped copies) and on
 Debian's own ``/usr/bin/python3`` (in a private mount namespace, where Debian's
-own pip 23.0.1 is tried too), through the guarded targets of ``guarded_targets``.
+own pip 23.0.1 is tried too), through the guarded targets of ``harness.guarded``.
 Installs never reach the network (``--no-index --find-links`` a local wheelhouse).
 """
 
@@ -301,7 +301,7 @@ def test_distro_directory_refused_before_anything_is_written(guarded_target, whe
 
 # ------------------------------------------------------------------ 5. damaged marker
 
-#: name -> (Target.put kind, data)
+#: name -> (GuardedPython.put kind, data)
 DAMAGED_MARKERS = {
     "directory": ("dir", b""),
     "dangling symlink": ("symlink", b"nowhere/EXTERNALLY-MANAGED"),

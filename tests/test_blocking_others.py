@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from harness import pyenv_interpreters, unpacked, wheel
+from harness.guarded import make_guarded
 
-CLI = [sys.executable, "-m", "sitewarden"]
 PYTHONS = pyenv_interpreters()
 EDGES = [PYTHONS[0], PYTHONS[-1]] if len(PYTHONS) > 1 else PYTHONS
 
@@ -19,13 +18,13 @@ def _ids(interps):
 
 
 @pytest.fixture
-def guarded_python(make_hermetic):
+def guarded_python(tmp_path):
+    """``guarded_python(interp)``: a fresh hermetic python, guard deployed by the CLI."""
+    count = [0]
+
     def make(interp):
-        hp = make_hermetic(interp)
-        proc = subprocess.run([*CLI, "install", "--python", str(hp.executable)], env=hp.env(),
-                              capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        return hp
+        count[0] += 1
+        return make_guarded(interp, dest=tmp_path / ("hermetic-%d" % count[0]))
 
     return make
 
@@ -45,17 +44,17 @@ def _snapshot(d):
 def test_ensurepip(guarded_python, interp, tmp_path):
     hp = guarded_python(interp)
     distro = _snapshot(hp.distro_dir)
-    assert_refused(hp.run(["-m", "ensurepip"]))
-    proc = hp.run(["-c", "import ensurepip, sitewarden\n"
-                         "try:\n    ensurepip.bootstrap()\n"
-                         "except sitewarden.ExternallyManagedError as e:\n"
-                         "    print('refused', e.exit_status)\n"])
+    assert_refused(hp.python("-m", "ensurepip"))
+    proc = hp.python("-c", "import ensurepip, sitewarden\n"
+                           "try:\n    ensurepip.bootstrap()\n"
+                           "except sitewarden.ExternallyManagedError as e:\n"
+                           "    print('refused', e.exit_status)\n")
     assert proc.stdout.strip() == "refused 1", proc.stdout + proc.stderr
     assert not list(hp.local_dir.glob("pip*"))
-    proc = hp.run(["-m", "ensurepip", "--root", str(tmp_path / "root")])
+    proc = hp.python("-m", "ensurepip", "--root", str(tmp_path / "root"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert list((tmp_path / "root").rglob("pip/__init__.py"))
-    proc = hp.run(["-m", "ensurepip"], env={"PIP_BREAK_SYSTEM_PACKAGES": "1"})
+    proc = hp.python("-m", "ensurepip", env={"PIP_BREAK_SYSTEM_PACKAGES": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (hp.local_dir / "pip" / "__init__.py").is_file()
     assert _snapshot(hp.distro_dir) == distro
@@ -118,9 +117,9 @@ def test_installer_package(guarded_python, interp, tmp_path):
     hp = guarded_python(interp)
     env = {"PYTHONPATH": str(unpacked(wheel("installer", "0.7.0")))}
     six = str(wheel("six", "1.17.0"))
-    assert_refused(hp.run(["-m", "installer", six], env=env))
+    assert_refused(hp.python("-m", "installer", six, env=env))
     assert not (hp.local_dir / "six.py").exists()
-    proc = hp.run(["-m", "installer", "--destdir", str(tmp_path / "dest"), six], env=env)
+    proc = hp.python("-m", "installer", "--destdir", str(tmp_path / "dest"), six, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     code = (
         "import sys, sysconfig, sitewarden\n"
@@ -134,8 +133,8 @@ def test_installer_package(guarded_python, interp, tmp_path):
         "    except sitewarden.ExternallyManagedError:\n"
         "        print('refused')\n"
     )
-    proc = hp.run(["-c", code, six], env=env)
+    proc = hp.python("-c", code, six, env=env)
     assert proc.stdout.strip() == "refused", proc.stdout + proc.stderr
-    proc = hp.run(["-m", "installer", six], env={**env, "PIP_BREAK_SYSTEM_PACKAGES": "1"})
+    proc = hp.python("-m", "installer", six, env={**env, "PIP_BREAK_SYSTEM_PACKAGES": "1"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (hp.local_dir / "six.py").is_file()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -21,8 +20,8 @@ from harness import (
     pip_wheel,
     pyenv_interpreters,
 )
-
-CLI = [sys.executable, "-m", "sitewarden"]
+from harness.cli import run_cli
+from harness.guarded import make_guarded
 
 
 def _matrix():
@@ -36,43 +35,46 @@ def _matrix():
 MATRIX = _matrix()
 
 
-class Guarded:
-    """A hermetic system interpreter with the guard deployed and one pip to run."""
+class PipOn:
+    """One pip, run from its wheel on a guarded hermetic python (``py``)."""
 
-    def __init__(self, hp, pip_version, wheelhouse):
-        self.hp = hp
+    def __init__(self, py, pip_version, wheelhouse):
+        self.py = py
         self.pip_path = pip_dir(pip_version)
         self.pip_version = pip_version
         self.wheelhouse = wheelhouse
-        proc = subprocess.run([*CLI, "install", "--python", str(hp.executable)],
-                              env=hp.env(), capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
 
     @property
     def can_install(self):
         """pips before 23.2 start on 3.12+ but cannot install there (their
         pkg_resources needs pkgutil.ImpImporter, removed in 3.12)."""
         pip = tuple(int(x) for x in self.pip_version.split(".")[:2])
-        return self.hp.version[:2] < (3, 12) or pip >= (23, 2)
+        return self.py.version[:2] < (3, 12) or pip >= (23, 2)
 
     def pip(self, *args, env=None):
         extra = {"PYTHONPATH": str(self.pip_path), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                  "PIP_NO_WARN_SCRIPT_LOCATION": "1", **(env or {})}
-        return self.hp.run(["-m", "pip", *args], env=extra, timeout=300)
+        return self.py.python("-m", "pip", *args, env=extra, timeout=300)
 
     def offline(self, *args):
         return ("--no-index", "--find-links", str(self.wheelhouse), "--no-deps", *args)
 
 
 @pytest.fixture
-def guarded(make_hermetic, wheelhouse):
+def guarded_pip(tmp_path, wheelhouse):
+    """``guarded_pip(interp, pip_version)``: a fresh hermetic python, guard deployed by
+    the CLI, and that pip to run on it."""
+    count = [0]
+
     def make(interp, pip_version):
-        return Guarded(make_hermetic(interp), pip_version, wheelhouse)
+        count[0] += 1
+        py = make_guarded(interp, dest=tmp_path / ("hermetic-%d" % count[0]))
+        return PipOn(py, pip_version, wheelhouse)
 
     return make
 
 
-def assert_refused(proc, hp):
+def assert_refused(proc):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert out.count("externally-managed-environment") == 1, out  # one report, not two
@@ -82,19 +84,19 @@ def assert_refused(proc, hp):
 
 
 @pytest.mark.parametrize("interp, version", MATRIX)
-def test_blocked_then_overridden_by_flag(guarded, interp, version):
-    g = guarded(interp, version)
-    assert_refused(g.pip("install", *g.offline("six")), g.hp)
-    assert not list(g.hp.local_dir.glob("six*"))
+def test_blocked_then_overridden_by_flag(guarded_pip, interp, version):
+    g = guarded_pip(interp, version)
+    assert_refused(g.pip("install", *g.offline("six")))
+    assert not list(g.py.local_dir.glob("six*"))
     if not g.can_install:
         return  # this pip only starts here: install is refused before it would crash
-    assert_refused(g.pip("uninstall", "-y", "six"), g.hp)
+    assert_refused(g.pip("uninstall", "-y", "six"))
     proc = g.pip("install", "--break-system-packages", *g.offline("six"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (g.hp.local_dir / "six.py").is_file()
+    assert (g.py.local_dir / "six.py").is_file()
     proc = g.pip("uninstall", "-y", "--break-system-packages", "six")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert not (g.hp.local_dir / "six.py").exists()
+    assert not (g.py.local_dir / "six.py").exists()
 
 
 def _one_python_per_pip():
@@ -112,8 +114,8 @@ def _one_python_per_pip():
 
 
 @pytest.mark.parametrize("interp, version", _one_python_per_pip())
-def test_environment_and_config_overrides(guarded, interp, version, tmp_path):
-    g = guarded(interp, version)
+def test_environment_and_config_overrides(guarded_pip, interp, version, tmp_path):
+    g = guarded_pip(interp, version)
     for value in ("1", "true", "YES"):
         proc = g.pip("install", *g.offline("six"), env={"PIP_BREAK_SYSTEM_PACKAGES": value})
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -136,7 +138,7 @@ def test_environment_and_config_overrides(guarded, interp, version, tmp_path):
     # A section for another command does not count.
     conf = tmp_path / "other.conf"
     conf.write_text("[uninstall]\nbreak-system-packages = true\n")
-    assert_refused(g.pip("install", *g.offline("six"), env={"PIP_CONFIG_FILE": str(conf)}), g.hp)
+    assert_refused(g.pip("install", *g.offline("six"), env={"PIP_CONFIG_FILE": str(conf)}))
 
 
 # Old pips (the guard decides) and new ones (pip decides, the guard stays quiet).
@@ -145,8 +147,8 @@ PY311 = [i for i in pyenv_interpreters() if i.version[:2] == (3, 11)]
 
 
 @pytest.mark.parametrize("interp, version", _one_python_per_pip())
-def test_blocked_and_exempt_commands_match_pip23(guarded, interp, version, tmp_path):
-    g = guarded(interp, version)
+def test_blocked_and_exempt_commands_match_pip23(guarded_pip, interp, version, tmp_path):
+    g = guarded_pip(interp, version)
     new_enough = tuple(int(x) for x in version.split(".")[:2]) >= (22, 2)  # --dry-run, --report
     req = tmp_path / "req.txt"
     req.write_text("six\n")
@@ -165,7 +167,7 @@ def test_blocked_and_exempt_commands_match_pip23(guarded, interp, version, tmp_p
     if new_enough:
         blocked.append(("install", "--dry-run", *g.offline("six")))
     for args in blocked:
-        assert_refused(g.pip(*args), g.hp)
+        assert_refused(g.pip(*args))
     exempt = [
         ("install", "--target", str(tmp_path / "t"), *g.offline("six")),
         ("install", "--prefix", str(tmp_path / "p"), *g.offline("six")),
@@ -184,14 +186,14 @@ def test_blocked_and_exempt_commands_match_pip23(guarded, interp, version, tmp_p
     # the absence of a refusal is asserted.
     proc = g.pip("wheel", "-w", str(tmp_path / "w"), *g.offline("six"))
     assert "externally-managed" not in proc.stdout + proc.stderr
-    assert not (g.hp.local_dir / "six.py").exists()
+    assert not (g.py.local_dir / "six.py").exists()
 
 
 @pytest.mark.skipif(not PY311, reason="needs a CPython 3.11")
 @pytest.mark.parametrize("version", SEMANTICS)
-def test_entry_points(guarded, version, tmp_path):
+def test_entry_points(guarded_pip, version, tmp_path):
     """The console script, pip's main() from code, and a subprocess of a guarded process."""
-    g = guarded(PY311[0], version)
+    g = guarded_pip(PY311[0], version)
     # A real console script: pip installs itself (exempt, --prefix) with its `pip` script.
     prefix = tmp_path / "pipprefix"
     proc = g.pip("install", "--prefix", str(prefix), "--ignore-installed", "--no-deps",
@@ -200,53 +202,53 @@ def test_entry_points(guarded, version, tmp_path):
     site = next(prefix.rglob("site-packages"))
     script = prefix / "bin" / "pip"
     proc = subprocess.run([str(script), "install", *g.offline("six")], capture_output=True,
-                          text=True, env=g.hp.env({"PYTHONPATH": str(site)}))
-    assert_refused(proc, g.hp)
+                          text=True, env=g.py.env({"PYTHONPATH": str(site)}))
+    assert_refused(proc)
 
     code = ("import sys\n"
             "try:\n    from pip._internal.cli.main import main\n"
             "except ImportError:\n    from pip._internal import main\n"
             "status = main(['install'] + sys.argv[1:])\n"
             "print('status', status)\n")
-    proc = g.hp.run(["-c", code, *g.offline("six")], env={"PYTHONPATH": str(g.pip_path)})
+    proc = g.py.python("-c", code, *g.offline("six"), env={"PYTHONPATH": str(g.pip_path)})
     assert "status 1" in proc.stdout, proc.stdout + proc.stderr
     assert "externally-managed-environment" in proc.stderr and "Traceback" not in proc.stderr
 
     code = ("import subprocess, sys\n"
             "r = subprocess.run([sys.executable, '-m', 'pip', 'install'] + sys.argv[1:])\n"
             "print('status', r.returncode)\n")
-    proc = g.hp.run(["-c", code, *g.offline("six")], env={"PYTHONPATH": str(g.pip_path)})
+    proc = g.py.python("-c", code, *g.offline("six"), env={"PYTHONPATH": str(g.pip_path)})
     assert "status 1" in proc.stdout and "externally-managed-environment" in proc.stderr
 
 
 @pytest.mark.parametrize("interp, version", _one_python_per_pip())
-def test_distro_copy_survives_upgrade_and_uninstall_is_refused(guarded, interp, version):
+def test_distro_copy_survives_upgrade_and_uninstall_is_refused(guarded_pip, interp, version):
     """PEP 668's second rule, even with the override: the distro's six.py stays."""
-    g = guarded(interp, version)
-    make_dist(g.hp.distro_dir, "six", "1.16.0", modules={"six.py": "__version__ = '1.16.0'\n"},
+    g = guarded_pip(interp, version)
+    make_dist(g.py.distro_dir, "six", "1.16.0", modules={"six.py": "__version__ = '1.16.0'\n"},
               kind="egg-info", installer="debian")
-    before = {p: p.read_bytes() for p in g.hp.distro_dir.rglob("*") if p.is_file()}
+    before = {p: p.read_bytes() for p in g.py.distro_dir.rglob("*") if p.is_file()}
     proc = g.pip("install", "--upgrade", "--break-system-packages", *g.offline("six==1.17.0"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    after = {p: p.read_bytes() for p in g.hp.distro_dir.rglob("*") if p.is_file()}
+    after = {p: p.read_bytes() for p in g.py.distro_dir.rglob("*") if p.is_file()}
     assert after == before
-    imported = g.hp.run(["-c", "import six; print(six.__file__, six.__version__)"])
-    assert imported.stdout.split() == [str(g.hp.local_dir / "six.py"), "1.17.0"]
+    imported = g.py.python("-c", "import six; print(six.__file__, six.__version__)")
+    assert imported.stdout.split() == [str(g.py.local_dir / "six.py"), "1.17.0"]
     # Removing the local copy is fine; the distro's copy is not pip's to remove.
     proc = g.pip("uninstall", "-y", "--break-system-packages", "six")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     proc = g.pip("uninstall", "-y", "--break-system-packages", "six")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert str(g.hp.distro_dir) in proc.stderr and "cannot uninstall six" in proc.stderr
-    assert {p: p.read_bytes() for p in g.hp.distro_dir.rglob("*") if p.is_file()} == before
+    assert str(g.py.distro_dir) in proc.stderr and "cannot uninstall six" in proc.stderr
+    assert {p: p.read_bytes() for p in g.py.distro_dir.rglob("*") if p.is_file()} == before
 
 
 def test_nothing_in_a_virtual_environment(tmp_path, wheelhouse):
     interp = pyenv_interpreters()[-1]
     base = tmp_path / "ub"
     env = dict(os.environ, PYTHONUSERBASE=str(base))
-    subprocess.run([*CLI, "install", "--python", interp.executable, "--user"], env=env,
-                   check=True, capture_output=True)
+    run_cli("install", "--python", interp.executable, "--user", env=env, inherit=False,
+            check=True)
     venv = tmp_path / "venv"
     subprocess.run([interp.executable, "-m", "venv", "--system-site-packages", str(venv)],
                    env=env, check=True)

@@ -8,8 +8,7 @@ import subprocess
 import sys
 
 import sitewarden
-
-CLI = [sys.executable, "-m", "sitewarden"]
+from harness.cli import CLI
 
 
 def test_help_has_examples_and_version():

@@ -25,16 +25,16 @@ import re
 
 import pytest
 
-from guarded_python import IMPORTER, WARNING_LINE
 from harness import DebianNamespace, available, wheel
 from harness.fixtures import open_root, running_under_ci
+from harness.guarded import IMPORTER, WARNING_LINE
 from harness.roots import root_params
 
 pytestmark = pytest.mark.debian
 
 OLD_REQ = "!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2"
-#: What each release ships (see shared/reference/debian-releases.md), and httplib2's
-#: requirement on pyparsing as its metadata spells it.
+#: What each release ships (its python3-* packages, as each root's dpkg database lists
+#: them), and httplib2's requirement on pyparsing as its metadata spells it.
 FACTS = {
     "bookworm": {"yaml": "6.0", "six": "1.16.0", "distro": "1.8.0",
                  "pyparsing": "3.0.9", "httplib2": "0.20.4",

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness import build_hermetic, debian_system_python, pyenv_interpreters
+from sitewarden import pathfacts
 from sitewarden.detect import layout
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -27,11 +28,12 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 CLASSIFY = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
+from sitewarden import pathfacts
 from sitewarden.detect import layout
 sys.path.pop(0)
 f, entries = layout.current(read_pth=True)
-print(json.dumps({"facts": f, "entries": entries,
-                  "candidates": layout.distro_candidates()}))
+print(json.dumps({"facts": f, "entries": [e.as_dict() for e in entries],
+                  "candidates": pathfacts.distro_candidates()}))
 """
 
 
@@ -91,10 +93,10 @@ def test_fedora_layout_with_lib64_symlink(tmp_path):
         stdlib=[stdlib, dynload], local=[local, local64],
         site_dirs=[local64, local, dist64, dist], base_prefix=str(usr), prefix=str(usr))
     entries = layout.classify(f)
-    assert [e["class"] for e in entries] == [
+    assert [e.cls for e in entries] == [
         "script", "stdlib", "stdlib", "stdlib", "local", "local", "distro", "distro"]
-    assert entries[5]["same_as"] == 4  # lib64 -> lib: the same directory twice
-    assert not entries[1]["exists"]
+    assert entries[5].same_as == 4  # lib64 -> lib: the same directory twice
+    assert not entries[1].exists
 
 
 def test_debian_ubuntu_layout(tmp_path):
@@ -108,7 +110,7 @@ def test_debian_ubuntu_layout(tmp_path):
                     distro], version=[3, 11], stdlib=[stdlib, stdlib / "lib-dynload"],
                    local=[local], user=user,
                    site_dirs=[local, distro, usr / "lib/python3.11/dist-packages"])
-    assert [e["class"] for e in layout.classify(f)] == [
+    assert [e.cls for e in layout.classify(f)] == [
         "script", "stdlib", "stdlib", "stdlib", "user", "local", "distro"]
 
 
@@ -124,7 +126,7 @@ def test_homebrew_layout_cellar_symlink_is_local(tmp_path):
                    stdlib=[cellar, cellar / "lib-dynload"], local=[cellar / "site-packages"],
                    site_dirs=[cellar / "site-packages"], prefix=str(cellar.parent.parent),
                    base_prefix=str(cellar.parent.parent))
-    assert [e["class"] for e in layout.classify(f)] == [
+    assert [e.cls for e in layout.classify(f)] == [
         "script", "stdlib", "stdlib", "stdlib", "local"]
 
 
@@ -136,21 +138,21 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
     egg = local / "thing-1.0-py2.7.egg"
     added = tmp_path / "added"
     mkdirs(local, pp, py27, egg, added)
-    pth = {layout.norm(str(added)): str(local / "added.pth")}
+    pth = {layout.path_key(str(added)): str(local / "added.pth")}
     f = base_facts(["", pp, py27, stdlib, local, added, egg, pp, tmp_path / "gone"],
                    stdlib=[stdlib], local=[local], site_dirs=[local], pythonpath=[pp, py27],
                    pth=pth, pth_importers=[])
     entries = layout.classify(f)
-    assert [e["class"] for e in entries] == [
+    assert [e.cls for e in entries] == [
         "script", "pythonpath", "foreign", "stdlib", "local", "pth", "foreign", "pythonpath",
         "other"]
-    assert entries[2]["foreign"] == "2.7" and entries[2]["source"] == "PYTHONPATH"
-    assert entries[5]["source"] == str(local / "added.pth")
-    assert entries[7]["duplicate_of"] == 1
-    assert not entries[8]["exists"]
+    assert entries[2].foreign == "2.7" and entries[2].source == "PYTHONPATH"
+    assert entries[5].source == str(local / "added.pth")
+    assert entries[7].duplicate_of == 1
+    assert not entries[8].exists
     f["script"] = False  # -P / -I: sys.path[0] is not the script directory
     f["sys_path"] = [str(pp), str(stdlib)]
-    assert [e["class"] for e in layout.classify(f)] == ["pythonpath", "stdlib"]
+    assert [e.cls for e in layout.classify(f)] == ["pythonpath", "stdlib"]
 
 
 @pytest.mark.parametrize("path, version, expected", [
@@ -169,7 +171,7 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
     ("", (3, 11), None),
 ])
 def test_foreign_version(path, version, expected):
-    assert layout.foreign_version(path, version, "") == expected
+    assert pathfacts.foreign_version(path, version, "") == expected
 
 
 # ---------------------------------------------------------------- real interpreters

@@ -10,8 +10,7 @@ import os
 
 import pytest
 
-from guarded_python import guarded_factory, interpreter_params
-from harness import make_dist
+from harness import interpreter_params, make_dist
 
 #: A module that shadows a standard library module and still works (the way
 #: enum34 shadows enum): it runs the standard library's code in its own
@@ -26,10 +25,6 @@ SHADOWED_BY_TEST = True
 exec(_spec.loader.get_code(__name__), globals())
 """
 
-
-@pytest.fixture
-def guarded(tmp_path, tmp_path_factory):
-    return guarded_factory(tmp_path, tmp_path_factory)
 
 
 def shim_dir(path, *names):
@@ -82,7 +77,7 @@ def test_runtime_path_warnings_on_every_python(interp, guarded, tmp_path):
                               "'enum' was already imported from %s" % (py2 / "enum.py")))
 
     # Medium and low findings never warn at runtime; silencing works.
-    env = {"PYTHONPATH": os.pathsep.join([str(g.distro), "/nonexistent", str(g.distro)])}
+    env = {"PYTHONPATH": os.pathsep.join([str(g.distro_dir), "/nonexistent", str(g.distro_dir)])}
     assert g.imports("colorsys", env=env).warnings("PathWarning") == []
     env = {"PYTHONPATH": str(py2), "SITEWARDEN_SILENCE": "path"}
     assert g.imports("colorsys", "enum", env=env).warnings("PathWarning") == []
@@ -95,15 +90,15 @@ def test_check_lists_every_path_finding(guarded, tmp_path):
     py2 = tmp_path / "py2" / "lib" / "python2.7" / "dist-packages"
     py2.mkdir(parents=True)
     env = {"PYTHONPATH": os.pathsep.join(
-        [str(pp), str(py2), str(g.distro), str(tmp_path / "missing")])}
+        [str(pp), str(py2), str(g.distro_dir), str(tmp_path / "missing")])}
     # site removes duplicates before it processes .pth files; an import line can add one.
-    g.user.mkdir(parents=True)
-    (g.user / "dup.pth").write_text("import sys; sys.path.append(%r)\n" % str(pp))
+    g.user_site.mkdir(parents=True)
+    (g.user_site / "dup.pth").write_text("import sys; sys.path.append(%r)\n" % str(pp))
     report = g.check(env=env, cwd=str(cwd))
     found = sorted((f["kind"], f["severity"], f.get("module") or f.get("entry"))
                    for f in report["findings"] if f["severity"] != "info")
     assert found == [
-        ("distro-before-local", "medium", str(g.distro)),
+        ("distro-before-local", "medium", str(g.distro_dir)),
         ("duplicate-entry", "low", str(pp)),
         ("foreign-entry", "high", str(py2)),
         ("missing-entry", "low", str(tmp_path / "missing")),
@@ -117,7 +112,7 @@ def test_check_lists_every_path_finding(guarded, tmp_path):
     assert shadowed["random"]["entry_class"] == "script"
     assert shadowed["random"]["path"] == str(cwd / "random.py")
     classes = {e["path"]: e["class"] for e in report["layout"]["entries"]}
-    assert classes[str(py2)] == "foreign" and classes[str(g.distro)] == "distro"
+    assert classes[str(py2)] == "foreign" and classes[str(g.distro_dir)] == "distro"
     # The missing pythonXY.zip is normal.
     assert not any(f["kind"] == "missing-entry" and f["entry"].endswith(".zip")
                    for f in report["findings"])
@@ -160,9 +155,9 @@ def test_pth_import_line_inserting_ahead_of_the_stdlib(guarded, tmp_path):
     front = shim_dir(tmp_path / "front", "colorsys")
     extra = tmp_path / "extra"
     extra.mkdir()
-    g.user.mkdir(parents=True)
-    (g.user / "zz-front.pth").write_text("import sys; sys.path.insert(0, %r)\n" % str(front))
-    (g.user / "extra.pth").write_text(str(extra) + "\n")
+    g.user_site.mkdir(parents=True)
+    (g.user_site / "zz-front.pth").write_text("import sys; sys.path.insert(0, %r)\n" % str(front))
+    (g.user_site / "extra.pth").write_text(str(extra) + "\n")
     r = g.imports("colorsys")
     (msg,) = r.warnings("PathWarning")
     assert "%s, put ahead of the standard library at startup" % front in msg
@@ -171,8 +166,8 @@ def test_pth_import_line_inserting_ahead_of_the_stdlib(guarded, tmp_path):
     # index 1: the script entry ('') is put at sys.path[0] after site ran.
     assert entries[str(front)]["class"] == "pth" and entries[str(front)]["index"] == 1
     assert entries[str(extra)]["class"] == "pth"
-    assert entries[str(extra)]["source"] == str(g.user / "extra.pth")
-    assert entries[str(g.user)]["class"] == "user"
+    assert entries[str(extra)]["source"] == str(g.user_site / "extra.pth")
+    assert entries[str(g.user_site)]["class"] == "user"
     found = sorted((f["kind"], f["severity"]) for f in report["findings"]
                    if f["severity"] != "info")
     assert found == [("inserted-ahead-of-stdlib", "medium"), ("stdlib-shadowed", "high")]
@@ -182,8 +177,8 @@ def test_foreign_entry_added_by_a_pth_file_is_warned_after_startup(guarded, tmp_
     g = guarded()
     old = tmp_path / "venv39" / "lib" / "python3.9" / "site-packages"
     make_dist(old, "six", "1.16.0", {"six.py": ""})
-    g.user.mkdir(parents=True)
-    (g.user / "old.pth").write_text(str(old) + "\n")
+    g.user_site.mkdir(parents=True)
+    (g.user_site / "old.pth").write_text(str(old) + "\n")
     r = g.imports("colorsys")
     (msg,) = r.warnings("PathWarning")
     assert msg.startswith("sys.path entry %s belongs to Python 3.9" % old)

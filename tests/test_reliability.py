@@ -1,7 +1,7 @@
 """Never break an interpreter, never refuse open, never lose a file: bad input, faults, load.
 
 Issue #6.  Every test runs on every CPython 3.8+ found (hermetic Debian-shaped
-copies, ``guarded_targets``) and on Debian's own ``/usr/bin/python3`` (in a
+copies, ``harness.guarded``) and on Debian's own ``/usr/bin/python3`` (in a
 private mount namespace), tries many inputs in a loop inside one test, counts
 what it tried and reports it with ``harness.figures.record`` (printed; appended
 to ``$SITEWARDEN_FIGURES`` when set).  Expensive loops are bounded;
@@ -27,12 +27,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guarded_targets import make_target, target_params
 from harness import make_dist, pip_dir, pip_versions_for, wheel
 from harness.figures import record, stress
+from harness.guarded import guarded_params, make_guarded, share_of
 
 STRESS = stress()
-TARGETS = target_params()
+TARGETS = guarded_params()
 #: The newest pip without a PEP 668 check of its own (starts on 3.8-3.13): the guard refuses.
 OLD_PIP = "22.3.1"
 WARNING_LINE = re.compile(r"^.*:\d+: (ShadowWarning|PathWarning): ")
@@ -48,7 +48,7 @@ def target(guarded_target):
 def shared(request):
     """A guarded interpreter shared by the read-only tests of this module, with one
     shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``)."""
-    t = make_target(request.param)
+    t = make_guarded(request.param)
     try:
         t.add_shadowed(["swr_shadowed"], plain=["swr_plain"])
         yield t
@@ -88,11 +88,77 @@ def report(prop, target, tried, failures, **extra):
     assert not failures, "%d of %d failed; first: %s" % (len(failures), tried, failures[:3])
 
 
+# ------------------------------------------------------------- one test per input
+
+def input_params(inputs) -> list:
+    """``(python, input)`` params: each input on each interpreter, but split across the
+    roots' interpreters as :meth:`GuardedPython.share` splits a loop; ids name both."""
+    params = []
+    for param in TARGETS:
+        python = param.values[0]
+        for name in share_of(python, list(inputs)):
+            slug = re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
+            params.append(pytest.param(python, name, id="%s-%s" % (param.id, slug),
+                                       marks=param.marks))
+    return params
+
+
+class PerInput:
+    """The guarded python the input tests of one property run on: one per interpreter,
+    shared by its consecutive input tests (the inputs applied one after another, as in
+    one loop).  Their counts add up and are recorded as one line per property and
+    interpreter (``harness.figures``) when the python is replaced or the module ends;
+    under xdist, the lines of workers that shared an interpreter add up."""
+
+    def __init__(self, prop, inputs, prepare=None):
+        self.prop, self.inputs, self.prepare = prop, inputs, prepare
+        self.key = self.python = None
+
+    def get(self, param):
+        if self.python is None or self.key != param:
+            self.close()
+            self.python = make_guarded(param)
+            self.key = param
+            self.python.tally = {"tried": 0, "failures": 0}
+            if self.prepare is not None:
+                self.prepare(self.python)
+        return self.python
+
+    def close(self):
+        t, self.python, self.key = self.python, None, None
+        if t is not None:
+            try:
+                record(self.prop, t.label, t.tally["tried"], t.tally["failures"],
+                       inputs=len(self.inputs))
+            finally:
+                t.close()
+
+
+def per_input_python(prop, inputs, prepare=None):
+    """A module-scoped fixture: ``fixture.get(param)`` gives the :class:`PerInput` python."""
+    @pytest.fixture(scope="module")
+    def fixture():
+        pool = PerInput(prop, inputs, prepare)
+        try:
+            yield pool
+        finally:
+            pool.close()
+
+    return fixture
+
+
+def report_input(target, tried, failures):
+    """Count one input's runs on ``target`` (recorded when it closes); fail if any failed."""
+    target.tally["tried"] += tried
+    target.tally["failures"] += len(failures)
+    assert not failures, "%d of %d failed; first: %s" % (len(failures), tried, failures[:3])
+
+
 # ------------------------------------------------------------------ the marker
 
 DEFAULT = "could not read its EXTERNALLY-MANAGED file"
 
-#: name -> (kind for Target.put, data, mode, phrase the refusal shows)
+#: name -> (kind for GuardedPython.put, data, mode, phrase the refusal shows)
 MARKERS = {
     "empty": ("file", b"", 0o644, DEFAULT),
     "binary garbage": ("file", bytes(range(256)) * 4, 0o644, DEFAULT),
@@ -133,25 +199,30 @@ def put_marker(target, name: str) -> str:
     return phrase
 
 
-def test_startup_never_breaks_under_marker_corruption(target):
+marker_startup_python = per_input_python(
+    "startup: marker corruption", MARKERS,
+    prepare=lambda t: t.add_shadowed(["swr_shadowed"]))
+
+
+@pytest.mark.parametrize("python, name", input_params(MARKERS))
+def test_startup_never_breaks_under_marker_corruption(marker_startup_python, python, name):
     """``-c pass`` is silent and a shadowed import warns (its advice asks whether the
     marker applies), as root and as ``nobody``, under every marker corruption."""
-    target.add_shadowed(["swr_shadowed"])
+    target = marker_startup_python.get(python)
     tried, failures = 0, []
-    for name in target.share(MARKERS):
-        put_marker(target, name)
-        for who in ("root", "nobody"):
-            for code, warns in (("pass", False), ("import swr_shadowed, json", True)):
-                argv = [target.executable, "-c", code]
-                proc = run_or_hang(target, target.nobody(argv) if who == "nobody" else argv)
-                tried += 1
-                problem = unclean(proc, warnings=warns)
-                if warns and problem is None and "ShadowWarning" not in proc.stderr:
-                    problem = "no ShadowWarning: " + proc.stderr
-                if problem:
-                    failures.append((name, who, code, problem))
+    put_marker(target, name)
+    for who in ("root", "nobody"):
+        for code, warns in (("pass", False), ("import swr_shadowed, json", True)):
+            argv = [target.executable, "-c", code]
+            proc = run_or_hang(target, target.nobody(argv) if who == "nobody" else argv)
+            tried += 1
+            problem = unclean(proc, warnings=warns)
+            if warns and problem is None and "ShadowWarning" not in proc.stderr:
+                problem = "no ShadowWarning: " + proc.stderr
+            if problem:
+                failures.append((name, who, code, problem))
     assert not (target.tmp / "CANARY-marker").exists()
-    report("startup: marker corruption", target, tried, failures, inputs=len(MARKERS))
+    report_input(target, tried, failures)
 
 
 PIP_ENV = {"PIP_NO_CACHE_DIR": "1"}
@@ -174,26 +245,30 @@ def run_or_hang(target, argv, env=None, timeout=60) -> subprocess.CompletedProce
         return subprocess.CompletedProcess(argv, -9, "", "HANG: no exit within %d s" % timeout)
 
 
-def test_blocks_fail_closed_under_marker_corruption(target):
+marker_blocks_python = per_input_python("blocks: marker corruption", MARKERS)
+
+
+@pytest.mark.parametrize("python, name", input_params(MARKERS))
+def test_blocks_fail_closed_under_marker_corruption(marker_blocks_python, python, name):
     """Installs (an old pip, ensurepip) are refused with a clean message under every
     marker corruption: as root, and as nobody (where ensurepip is enough, but for the
     unreadable marker, which only nobody cannot read)."""
+    target = marker_blocks_python.get(python)
     tried, failures = 0, []
-    for name in target.share(MARKERS):
-        phrase = put_marker(target, name)
-        for who in (("nobody",) if name in NOBODY_ONLY else ("root", "nobody")):
-            for what, argv, env in install_attempts(target):
-                if who == "nobody":
-                    if what != "ensurepip" and name not in NOBODY_ONLY:
-                        continue
-                    argv = target.nobody(argv)
-                proc = run_or_hang(target, argv, env=env)
-                tried += 1
-                problem = unclean_refusal(proc, phrase)
-                if problem:
-                    failures.append((name, who, what, problem))
+    phrase = put_marker(target, name)
+    for who in (("nobody",) if name in NOBODY_ONLY else ("root", "nobody")):
+        for what, argv, env in install_attempts(target):
+            if who == "nobody":
+                if what != "ensurepip" and name not in NOBODY_ONLY:
+                    continue
+                argv = target.nobody(argv)
+            proc = run_or_hang(target, argv, env=env)
+            tried += 1
+            problem = unclean_refusal(proc, phrase)
+            if problem:
+                failures.append((name, who, what, problem))
     assert not (target.tmp / "CANARY-marker").exists()
-    report("blocks: marker corruption", target, tried, failures, inputs=len(MARKERS))
+    report_input(target, tried, failures)
 
 
 #: Rewrites the marker in a loop (in place, so readers see it empty or half written,

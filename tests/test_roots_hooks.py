@@ -119,3 +119,27 @@ def test_missing_local_site_dir_created_and_removed(py315):
     assert ns.run([*ns.cli, "install", "--python", ns.executable]).returncode == 0
     assert ns.run([*ns.cli, "uninstall", "--python", ns.executable]).returncode == 0
     assert ns.exists(str(ns.local_dir)) and ns.tree_digest(str(ns.local_dir)) == {}
+
+
+def test_orphaned_start_with_another_runtime_importable(py315):
+    """A ``.start`` whose runtime is gone, while another site directory holds a complete
+    one (a ``--user`` deployment here; the Debian package's in the shared directory is
+    the same case): the entry point resolves to that copy, so starts are silent, and
+    status says so instead of predicting an error at every start."""
+    ns = py315
+    assert ns.run([*ns.cli, "install", "--python", ns.executable, "--hook", "start"]
+                  ).returncode == 0
+    proc = ns.run([*ns.cli, "install", "--python", ns.executable, "--user"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runtime = ns.local_dir / "sitewarden"
+    assert ns.run(["rm", "-rf", str(runtime)]).returncode == 0
+    started = ns.run([ns.executable, "-c", SHOW])
+    assert started.stderr == "" and eval(started.stdout).count("sitewarden") == 1, started
+    text = ns.run([*ns.cli, "status", "--python", ns.executable]).stdout
+    hook = str(ns.local_dir / "sitewarden.start")
+    assert "orphaned hook: %s: its runtime %s is missing" % (hook, runtime) in text, text
+    assert "harmless while" in text and "every start of %s prints \"Error" % ns.executable \
+        not in text, text
+    proc = ns.run([*ns.cli, "check", "--python", ns.executable, "--json"])
+    found = [f for f in json.loads(proc.stdout)["findings"] if f["kind"] == "orphaned-hook"]
+    assert found and found[0]["severity"] == "low", proc.stdout

@@ -184,3 +184,86 @@ def test_imported_after_startup_does_not_activate():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split(None, 2)[:2] == ["False", "True"]
     assert proc.stdout.split(None, 2)[2].strip() == "[]"
+
+
+def _detect_imports(local_too):
+    """``{module: {detect modules it imports}}`` (``local_too``: function-local imports too)."""
+    graph = {}
+    for path in sorted((SRC / "detect").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = ast.walk(tree) if local_too else tree.body
+        names = set()
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    names.add(node.module.split(".")[0])
+                else:
+                    names.update(a.name for a in node.names)
+        graph[path.stem] = names & {p.stem for p in (SRC / "detect").glob("*.py")}
+    return graph
+
+
+def _cycle(graph):
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack + [node, nxt]
+            if nxt not in state:
+                found = visit(nxt, stack + [node])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node, [])
+            if found:
+                return found
+    return None
+
+
+def test_detect_import_graph_has_no_cycle():
+    """``detect``'s modules import each other at module level without a cycle.  The
+    function-local imports (each with its reason on the line) are deferred loads, and
+    make no cycle either (``shadowing`` loads ``cases`` once a copy shadows; both use
+    ``specs``)."""
+    assert _cycle(_detect_imports(local_too=False)) is None
+    assert _cycle(_detect_imports(local_too=True)) is None
+
+
+#: Every module the first shadowed import loads in a hermetic guarded interpreter
+#: (3.13): sitewarden's own (any version), and the standard library's, including what
+#: showing a warning loads.  Adding an import to ``detect/`` changes it, deliberately.
+FIRST_SHADOW_SITEWARDEN = {
+    "sitewarden._watch", "sitewarden.api", "sitewarden.api.categories", "sitewarden.detect",
+    "sitewarden.detect.cases", "sitewarden.detect.distinfo", "sitewarden.detect.emit",
+    "sitewarden.detect.layout", "sitewarden.detect.plainversion",
+    "sitewarden.detect.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
+    "sitewarden.guard",
+    "sitewarden.guard.marker", "sitewarden.pathfacts", "sitewarden.settings"}
+FIRST_SHADOW_STDLIB = {
+    (3, 13): {"_collections", "_sysconfigdata__linux_x86_64-linux-gnu", "_weakrefset",
+              "itertools", "sysconfig", "threading", "types", "warnings"},
+}
+
+
+def test_first_shadowed_import_loads_a_fixed_set(guarded):
+    from harness import make_dist
+
+    g = guarded()
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "httplib2", "0.20.4", {"httplib2/__init__.py": ""},
+              requires=["six (>=1.16)"])
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    proc = g.python("-c", "import sys; before = set(sys.modules); import six; "
+                          "print(' '.join(sorted(set(sys.modules) - before - {'six'})))")
+    assert proc.returncode == 0 and "ShadowWarning" in proc.stderr, proc.stderr
+    loaded = set(proc.stdout.split())
+    assert {m for m in loaded if m.startswith("sitewarden")} == FIRST_SHADOW_SITEWARDEN
+    stdlib = FIRST_SHADOW_STDLIB.get(tuple(g.version[:2]))
+    if stdlib is not None:
+        assert {m for m in loaded if not m.startswith("sitewarden")} == stdlib

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from guarded_targets import CLI
 from harness import build_hermetic, make_dist, pip_dir, pyenv_interpreters
+from harness.cli import CLI
 from harness.figures import record
 from harness.nobody import NOBODY
 

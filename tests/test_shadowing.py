@@ -17,14 +17,7 @@ import textwrap
 
 import pytest
 
-from guarded_python import guarded_factory, interpreter, interpreter_params
-from harness import make_dist
-
-
-@pytest.fixture
-def guarded(tmp_path, tmp_path_factory):
-    return guarded_factory(tmp_path, tmp_path_factory)
-
+from harness import interpreter_params, make_dist, pyenv_interpreters
 
 HTTPLIB2_REQ = 'pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"'
 
@@ -36,7 +29,7 @@ def pkg(name, version):
 def debian_like(g, local=True):
     """The Debian 12 facts of the reference, in the hermetic distro directory,
     with newer/older local copies of three of them."""
-    d = g.distro
+    d = g.distro_dir
     make_dist(d, "pyparsing", "3.0.9", pkg("pyparsing", "3.0.9"))
     make_dist(d, "httplib2", "0.20.4", {"httplib2/__init__.py": ""}, requires=[
         'pyparsing (<3,>=2.4.2) ; python_version < "3.0"', HTTPLIB2_REQ])
@@ -47,11 +40,11 @@ def debian_like(g, local=True):
               kind="egg-info")
     make_dist(d, "fastmod", "1.0", {"fastmod.so": b"not really an ELF file"})
     if local:
-        make_dist(g.local, "pyparsing", "3.0.1", pkg("pyparsing", "3.0.1"), installer="pip")
-        make_dist(g.local, "six", "1.17.0", {"six.py": "version = '1.17.0'\n"}, installer="pip")
-        make_dist(g.local, "PyYAML", "6.0.2", {"yaml/__init__.py": "", "_yaml/__init__.py": ""},
+        make_dist(g.local_dir, "pyparsing", "3.0.1", pkg("pyparsing", "3.0.1"), installer="pip")
+        make_dist(g.local_dir, "six", "1.17.0", {"six.py": "version = '1.17.0'\n"}, installer="pip")
+        make_dist(g.local_dir, "PyYAML", "6.0.2", {"yaml/__init__.py": "", "_yaml/__init__.py": ""},
                   installer="pip")
-        make_dist(g.local, "fastmod", "2.0", {"fastmod.so": b"not an ELF file either"},
+        make_dist(g.local_dir, "fastmod", "2.0", {"fastmod.so": b"not an ELF file either"},
                   installer="pip")
 
 
@@ -66,7 +59,7 @@ def test_runtime_warnings_on_every_python(interp, guarded):
     g = guarded(interp)
     debian_like(g)
     # A local portion of the lazr namespace with a different module: not shadowing.
-    make_dist(g.local, "lazr.other", "1.0", {"lazr/other/__init__.py": ""}, installer="pip")
+    make_dist(g.local_dir, "lazr.other", "1.0", {"lazr/other/__init__.py": ""}, installer="pip")
     r = g.imports("yaml", "pyparsing", "six", "fastmod", "lazr.uri", "lazr.other", "httplib2",
                   "yaml", "six")
     assert sorted(r.warned_about()) == ["fastmod", "pyparsing", "six", "yaml"]
@@ -74,14 +67,15 @@ def test_runtime_warnings_on_every_python(interp, guarded):
     (pyparsing,) = [w for w in r.warnings() if w.startswith("'pyparsing'")]
     assert "pyparsing 3.0.1" in pyparsing and "pyparsing 3.0.9" in pyparsing
     assert "httplib2 0.20.4 requires '%s'" % HTTPLIB2_REQ in pyparsing
-    assert str(g.local / "pyparsing") in pyparsing and str(g.distro / "pyparsing") in pyparsing
+    assert str(g.local_dir / "pyparsing") in pyparsing
+    assert str(g.distro_dir / "pyparsing") in pyparsing
     (six,) = [w for w in r.warnings() if w.startswith("'six'")]
-    assert "six 1.17.0" in six and "six 1.16.0" in six and str(g.local / "six.py") in six
+    assert "six 1.17.0" in six and "six 1.16.0" in six and str(g.local_dir / "six.py") in six
     assert "pip uninstall --break-system-packages six" in six
     # Never changes what gets imported.
-    assert r.imported("six")[0] == str(g.local / "six.py")
-    assert r.imported("pyparsing")[0] == str(g.local / "pyparsing" / "__init__.py")
-    assert r.imported("lazr.uri")[0] == str(g.distro / "lazr" / "uri" / "__init__.py")
+    assert r.imported("six")[0] == str(g.local_dir / "six.py")
+    assert r.imported("pyparsing")[0] == str(g.local_dir / "pyparsing" / "__init__.py")
+    assert r.imported("lazr.uri")[0] == str(g.distro_dir / "lazr" / "uri" / "__init__.py")
     assert r.imported("lazr.other")[1] == "ok"
     assert r.imported("fastmod")[1].startswith("ImportError")  # not a real extension
 
@@ -91,14 +85,14 @@ def test_duplicated_submodule_of_a_namespace_package_warns(guarded):
     local ``lazr/restfulclient`` duplicates the distro's real module."""
     g = guarded()
     debian_like(g, local=False)
-    make_dist(g.local, "lazr.restfulclient", "0.14.6",
+    make_dist(g.local_dir, "lazr.restfulclient", "0.14.6",
               {"lazr/restfulclient/__init__.py": ""}, installer="pip")
     r = g.imports("lazr", "lazr.uri", "lazr.restfulclient")
     assert r.warned_about() == ["lazr.restfulclient"]
     (msg,) = r.warnings()
     assert "lazr.restfulclient 0.14.6" in msg and "lazr.restfulclient 0.14.5" in msg
     assert r.imported("lazr.restfulclient")[0] == str(
-        g.local / "lazr" / "restfulclient" / "__init__.py")
+        g.local_dir / "lazr" / "restfulclient" / "__init__.py")
     report = g.check()
     modules = {m["module"]: m for m in report["shadowing"]["modules"]}
     assert list(modules) == ["lazr.restfulclient"]
@@ -111,18 +105,18 @@ def test_regular_package_over_a_distro_namespace(guarded):
     style) does not, but its duplicated real module is still reported."""
     g = guarded()
     debian_like(g, local=False)
-    make_dist(g.local, "lazr.core", "1.0", {"lazr/__init__.py": ""}, installer="pip")
+    make_dist(g.local_dir, "lazr.core", "1.0", {"lazr/__init__.py": ""}, installer="pip")
     r = g.imports("lazr.uri")
     assert r.warned_about() == ["lazr"], r.warnings()  # warned before the import fails
     assert "hides the distro's namespace package" in r.warnings()[0]
     assert r.imported("lazr.uri")[1].startswith("ModuleNotFoundError")
     report = g.check()
     (hidden,) = report["shadowing"]["hidden_namespaces"]
-    assert hidden["module"] == "lazr" and hidden["hidden"][0]["path"] == str(g.distro / "lazr")
+    assert hidden["module"] == "lazr" and hidden["hidden"][0]["path"] == str(g.distro_dir / "lazr")
     assert "hidden-namespace" in [f["kind"] for f in report["findings"]]
-    (g.local / "lazr" / "__init__.py").write_text(
+    (g.local_dir / "lazr" / "__init__.py").write_text(
         "__path__ = __import__('pkgutil').extend_path(__path__, __name__)\n")
-    make_dist(g.local, "lazr.uri", "1.0.7", {"lazr/uri/__init__.py": ""}, installer="pip")
+    make_dist(g.local_dir, "lazr.uri", "1.0.7", {"lazr/uri/__init__.py": ""}, installer="pip")
     r = g.imports("lazr.restfulclient", "lazr.uri")
     assert r.warned_about() == ["lazr.uri"] and r.imported("lazr.restfulclient")[1] == "ok"
     report = g.check()
@@ -135,16 +129,17 @@ def test_no_warning_without_shadowing_and_nothing_heavy_imported(guarded):
     warnings, sysconfig nor threading for them."""
     g = guarded()
     debian_like(g, local=False)
-    make_dist(g.local, "requests", "2.31.0", pkg("requests", "2.31.0"), installer="pip")
+    make_dist(g.local_dir, "requests", "2.31.0", pkg("requests", "2.31.0"), installer="pip")
     code = ("import sys, yaml, six, requests, lazr.uri; "
             "print(sorted(m for m in sys.modules if m.startswith('sitewarden') or m in "
             "('warnings', 'sysconfig', 'threading', 'importlib.metadata', 'email')))")
-    proc = g.run(["-c", code])
+    proc = g.python("-c", code)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     # _watch built the index; shadowing looked at the candidates once; nothing else.
     assert proc.stdout.split() == ["['sitewarden',", "'sitewarden._watch',",
                                    "'sitewarden.detect',", "'sitewarden.detect.emit',",
-                                   "'sitewarden.detect.shadowing',", "'sitewarden.pathfacts']"]
+                                   "'sitewarden.detect.shadowing',", "'sitewarden.detect.specs',",
+                                   "'sitewarden.pathfacts']"]
 
 
 def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path):
@@ -153,7 +148,7 @@ def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path
     script = tmp_path / "app" / "main.py"
     script.parent.mkdir()
     script.write_text("import os\n\nimport six  # line 3\n")
-    proc = g.run([str(script)])
+    proc = g.python(str(script))
     assert proc.returncode == 0, proc.stderr
     assert [(f, n, c) for f, n, c, _ in g.stderr_warnings(proc)] == [
         (str(script), 3, "ShadowWarning")]
@@ -164,17 +159,17 @@ def test_warning_points_at_the_importing_line_and_filters_work(guarded, tmp_path
                        ({"PYTHONWARNINGS": "ignore::sitewarden.SitewardenWarning"}, []),
                        ({}, ["-W", "ignore::UserWarning"]),
                        ({}, ["-W", "ignore:'six' is imported"])):
-        proc = g.run([*flags, str(script)], env=env)
+        proc = g.python(*flags, str(script), env=env)
         assert proc.returncode == 0 and g.stderr_warnings(proc) == [], (env, flags, proc.stderr)
     # An "error" filter cannot fail the import (the guard fails open): shown instead.
-    proc = g.run(["-W", "error::sitewarden.ShadowWarning", str(script)])
+    proc = g.python("-W", "error::sitewarden.ShadowWarning", str(script))
     assert proc.returncode == 0 and len(g.stderr_warnings(proc)) == 1, proc.stderr
     for env in ({"SITEWARDEN_SILENCE": "shadow"}, {"SITEWARDEN_SILENCE": "all"},
                 {"SITEWARDEN_DISABLE": "1"}):
-        proc = g.run([str(script)], env=env)
+        proc = g.python(str(script), env=env)
         assert proc.returncode == 0 and proc.stderr == "", (env, proc.stderr)
     # SITEWARDEN_SILENCE=path leaves shadow warnings on.
-    proc = g.run([str(script)], env={"SITEWARDEN_SILENCE": "path"})
+    proc = g.python(str(script), env={"SITEWARDEN_SILENCE": "path"})
     assert len(g.stderr_warnings(proc)) == 1
 
 
@@ -185,8 +180,8 @@ def test_racing_threads_warn_once_and_never_deadlock(guarded):
     debian_like(g)
     names = ["mod%d" % i for i in range(16)]
     for name in names:
-        make_dist(g.distro, name, "1.0", {name + ".py": "import time; time.sleep(0.01)\n"})
-        make_dist(g.local, name, "2.0", {name + ".py": "import six, yaml\n"}, installer="pip")
+        make_dist(g.distro_dir, name, "1.0", {name + ".py": "import time; time.sleep(0.01)\n"})
+        make_dist(g.local_dir, name, "2.0", {name + ".py": "import six, yaml\n"}, installer="pip")
     code = textwrap.dedent("""
         import sys, threading, warnings
         seen = []
@@ -203,7 +198,7 @@ def test_racing_threads_warn_once_and_never_deadlock(guarded):
         assert not any(t.is_alive() for t in threads), "deadlock"
         print(" ".join(sorted(seen)))
     """)
-    proc = g.run(["-c", code, *names])
+    proc = g.python("-c", code, *names)
     assert proc.returncode == 0, proc.stderr
     seen = proc.stdout.split()
     assert sorted(seen) == sorted(names + ["pyparsing", "six", "yaml"])
@@ -215,10 +210,10 @@ def test_racing_threads_warn_once_and_never_deadlock(guarded):
 def test_scenario_1_violated_requirement_is_named(guarded):
     """Local urllib3 2.x shadows the distro's 1.25; distro requests requires <1.26."""
     g = guarded()
-    make_dist(g.distro, "urllib3", "1.25.8", pkg("urllib3", "1.25.8"))
-    make_dist(g.distro, "requests", "2.22.0", pkg("requests", "2.22.0"),
+    make_dist(g.distro_dir, "urllib3", "1.25.8", pkg("urllib3", "1.25.8"))
+    make_dist(g.distro_dir, "requests", "2.22.0", pkg("requests", "2.22.0"),
               requires=["urllib3!=1.25.0,!=1.25.1,<1.26,>=1.21.1", "idna<2.9,>=2.5"])
-    make_dist(g.local, "urllib3", "2.0.7", pkg("urllib3", "2.0.7"), installer="pip")
+    make_dist(g.local_dir, "urllib3", "2.0.7", pkg("urllib3", "2.0.7"), installer="pip")
     (msg,) = g.imports("urllib3").warnings()
     assert "urllib3 2.0.7" in msg and "urllib3 1.25.8" in msg
     assert "requests 2.22.0 requires 'urllib3!=1.25.0,!=1.25.1,<1.26,>=1.21.1'" in msg
@@ -233,10 +228,10 @@ def test_scenario_1_violated_requirement_is_named(guarded):
 
 def test_scenario_2_only_applicable_requirements_count(guarded):
     g = guarded()
-    make_dist(g.distro, "urllib3", "1.25.8", pkg("urllib3", "1.25.8"))
-    make_dist(g.distro, "requests", "2.22.0", pkg("requests", "2.22.0"), requires=[
+    make_dist(g.distro_dir, "urllib3", "1.25.8", pkg("urllib3", "1.25.8"))
+    make_dist(g.distro_dir, "requests", "2.22.0", pkg("requests", "2.22.0"), requires=[
         'urllib3<1.0; python_version == "3.4"', "urllib3<3", 'urllib3<2; extra == "old"'])
-    make_dist(g.local, "urllib3", "2.0.7", pkg("urllib3", "2.0.7"), installer="pip")
+    make_dist(g.local_dir, "urllib3", "2.0.7", pkg("urllib3", "2.0.7"), installer="pip")
     (msg,) = g.imports("urllib3").warnings()
     assert "violates" not in msg and "still hold" in msg
     report = g.check()
@@ -247,10 +242,10 @@ def test_scenario_2_only_applicable_requirements_count(guarded):
 
 def test_scenario_3_shadowing_without_violation_still_warns(guarded):
     g = guarded()
-    make_dist(g.distro, "cryptography", "38.0.4", pkg("cryptography", "38.0.4"))
-    make_dist(g.distro, "pyOpenSSL", "23.0.0", pkg("OpenSSL", "23.0.0"), kind="egg-info",
+    make_dist(g.distro_dir, "cryptography", "38.0.4", pkg("cryptography", "38.0.4"))
+    make_dist(g.distro_dir, "pyOpenSSL", "23.0.0", pkg("OpenSSL", "23.0.0"), kind="egg-info",
               requires=["cryptography<40,>=38.0.0", "", "[docs]", "sphinx!=5.2.0"])
-    make_dist(g.local, "cryptography", "39.0.2", pkg("cryptography", "39.0.2"), installer="pip")
+    make_dist(g.local_dir, "cryptography", "39.0.2", pkg("cryptography", "39.0.2"), installer="pip")
     (msg,) = g.imports("cryptography", "OpenSSL").warnings()
     assert msg.startswith("'cryptography' is imported from")
     assert "the requirements of the distro packages that use it still hold" in msg
@@ -258,10 +253,10 @@ def test_scenario_3_shadowing_without_violation_still_warns(guarded):
 
 def test_scenario_4_extras_in_requirements(guarded):
     g = guarded()
-    make_dist(g.distro, "docker", "5.0.3", pkg("docker", "5.0.3"))
-    make_dist(g.distro, "docker-compose", "1.29.2", pkg("compose", "1.29.2"), kind="egg-info",
+    make_dist(g.distro_dir, "docker", "5.0.3", pkg("docker", "5.0.3"))
+    make_dist(g.distro_dir, "docker-compose", "1.29.2", pkg("compose", "1.29.2"), kind="egg-info",
               requires=["docker[ssh]>=5", "PyYAML<6,>=3.10", "[socks]", "PySocks>=1.5.6"])
-    make_dist(g.local, "docker", "4.4.4", pkg("docker", "4.4.4"), installer="pip")
+    make_dist(g.local_dir, "docker", "4.4.4", pkg("docker", "4.4.4"), installer="pip")
     (msg,) = g.imports("docker").warnings()
     assert "docker-compose 1.29.2 requires 'docker[ssh]>=5'" in msg
     report = g.check()
@@ -271,11 +266,11 @@ def test_scenario_4_extras_in_requirements(guarded):
 
 def test_scenario_5_same_import_name_other_distribution(guarded):
     g = guarded()
-    make_dist(g.distro, "ubuntu-advantage-tools", "27.14.4", pkg("uaclient", "27"),
+    make_dist(g.distro_dir, "ubuntu-advantage-tools", "27.14.4", pkg("uaclient", "27"),
               kind="egg-info")
-    make_dist(g.distro, "update-notifier", "3.192", {"notifier/__init__.py": ""},
+    make_dist(g.distro_dir, "update-notifier", "3.192", {"notifier/__init__.py": ""},
               kind="egg-info", requires=["ubuntu-advantage-tools>=27"])
-    make_dist(g.local, "opcua-client", "0.8.4", pkg("uaclient", "0.8.4"), installer="pip")
+    make_dist(g.local_dir, "opcua-client", "0.8.4", pkg("uaclient", "0.8.4"), installer="pip")
     (msg,) = g.imports("uaclient").warnings()
     assert "opcua-client 0.8.4" in msg and "ubuntu-advantage-tools 27.14.4" in msg
     assert "another project than the distro's ubuntu-advantage-tools" in msg
@@ -288,10 +283,10 @@ def test_scenario_5_same_import_name_other_distribution(guarded):
 
 def test_scenario_6_unparsable_versions_cannot_compare(guarded):
     g = guarded()
-    make_dist(g.distro, "distro-info", "1.1build1", pkg("distro_info", "1.1build1"))
-    make_dist(g.distro, "ubuntu-release-upgrader", "1:23.04", {"DistUpgrade/__init__.py": ""},
+    make_dist(g.distro_dir, "distro-info", "1.1build1", pkg("distro_info", "1.1build1"))
+    make_dist(g.distro_dir, "ubuntu-release-upgrader", "1:23.04", {"DistUpgrade/__init__.py": ""},
               requires=["distro-info>=1.0"])
-    make_dist(g.local, "distro-info", "0.23ubuntu1", pkg("distro_info", "x"), installer="pip")
+    make_dist(g.local_dir, "distro-info", "0.23ubuntu1", pkg("distro_info", "x"), installer="pip")
     (msg,) = g.imports("distro_info").warnings()
     assert "distro-info 0.23ubuntu1" in msg and "distro-info 1.1build1" in msg
     assert "cannot be compared" in msg
@@ -308,27 +303,27 @@ def test_scenario_7_single_file_modules_and_eggs(guarded):
     import zipfile
 
     g = guarded()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
-    make_dist(g.distro, "pyparsing", "2.4.7", pkg("pyparsing", "2.4.7"))
-    make_dist(g.distro, "packaging", "20.9", pkg("packaging", "20.9"), requires=["pyparsing<3"])
-    make_dist(g.distro, "zipped", "1.0", {"zipped.py": ""})
-    egg = g.local / ("pyparsing-3.0.4-py%d.%d.egg" % g.version[:2])
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "pyparsing", "2.4.7", pkg("pyparsing", "2.4.7"))
+    make_dist(g.distro_dir, "packaging", "20.9", pkg("packaging", "20.9"), requires=["pyparsing<3"])
+    make_dist(g.distro_dir, "zipped", "1.0", {"zipped.py": ""})
+    egg = g.local_dir / ("pyparsing-3.0.4-py%d.%d.egg" % g.version[:2])
     (egg / "EGG-INFO").mkdir(parents=True)
     (egg / "EGG-INFO" / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: pyparsing\n"
                                                "Version: 3.0.4\n")
     (egg / "pyparsing.py").write_text("")
-    zegg = g.local / "zipped-2.0-py3.egg"
+    zegg = g.local_dir / "zipped-2.0-py3.egg"
     with zipfile.ZipFile(zegg, "w") as zf:
         zf.writestr("zipped.py", "")
         zf.writestr("EGG-INFO/PKG-INFO", "Metadata-Version: 1.1\nName: zipped\nVersion: 2.0\n")
-    (g.local / "easy-install.pth").write_text("./%s\n./%s\n" % (egg.name, zegg.name))
-    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    (g.local_dir / "easy-install.pth").write_text("./%s\n./%s\n" % (egg.name, zegg.name))
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
     r = g.imports("six", "pyparsing", "zipped")
     assert sorted(r.warned_about()) == ["pyparsing", "six", "zipped"]
     (msg,) = [w for w in r.warnings() if w.startswith("'pyparsing'")]
     assert "pyparsing 3.0.4" in msg and str(egg / "pyparsing.py") in msg
     assert "packaging 20.9 requires 'pyparsing<3'" in msg
-    pth = g.local / "easy-install.pth"
+    pth = g.local_dir / "easy-install.pth"
     assert "a directory added to sys.path by %s" % pth in msg
     assert "consider removing the line that adds %s from %s" % (egg, pth) in msg
     (msg,) = [w for w in r.warnings() if w.startswith("'zipped'")]
@@ -336,26 +331,26 @@ def test_scenario_7_single_file_modules_and_eggs(guarded):
     report = g.check()
     classes = {e["path"]: e for e in report["layout"]["entries"]}
     assert classes[str(egg)]["class"] == "pth"
-    assert classes[str(egg)]["source"] == str(g.local / "easy-install.pth")
+    assert classes[str(egg)]["source"] == str(g.local_dir / "easy-install.pth")
     assert sorted(m["module"] for m in report["shadowing"]["modules"]) == [
         "pyparsing", "six", "zipped"]
 
 
 def test_scenario_8_pip_in_the_user_site(guarded):
     g = guarded()
-    make_dist(g.distro, "pip", "23.0.1", pkg("pip", "23.0.1"))
-    make_dist(g.user, "pip", "24.0", pkg("pip", "24.0"), installer="pip")
+    make_dist(g.distro_dir, "pip", "23.0.1", pkg("pip", "23.0.1"))
+    make_dist(g.user_site, "pip", "24.0", pkg("pip", "24.0"), installer="pip")
     r = g.imports("pip")
     (msg,) = r.warnings()
     assert "pip 24.0, the user site" in msg and "pip 23.0.1" in msg
-    assert r.imported("pip")[0] == str(g.user / "pip" / "__init__.py")
+    assert r.imported("pip")[0] == str(g.user_site / "pip" / "__init__.py")
     # -s: no user site, nothing shadows.
     assert g.imports("pip", flags=["-s"]).warnings() == []
 
 
 def test_pythonpath_copy_is_reported_the_same_way(guarded, tmp_path):
     g = guarded()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
     extra = tmp_path / "extra"
     (extra).mkdir()
     (extra / "six.py").write_text("")
@@ -364,15 +359,23 @@ def test_pythonpath_copy_is_reported_the_same_way(guarded, tmp_path):
     assert "consider removing %s from PYTHONPATH" % extra in msg
 
 
+def pyenv_minor(minor):
+    """pyenv's CPython 3.<minor>, or skip."""
+    for interp in pyenv_interpreters():
+        if interp.version[:2] == (3, minor):
+            return interp
+    pytest.skip("no CPython 3.%d found" % minor)
+
+
 @pytest.mark.parametrize("minor", [8, 9])
 def test_scenario_10_name_normalisation_on_old_pythons(guarded, minor):
-    g = guarded(interpreter(minor))
-    make_dist(g.distro, "PyYAML", "5.3.1", {"yaml/__init__.py": ""})
-    make_dist(g.distro, "ruamel.yaml", "0.17.21", {"ruamel/yaml/__init__.py": ""})
-    make_dist(g.distro, "consumer", "1.0", {"consumer.py": ""},
+    g = guarded(pyenv_minor(minor))
+    make_dist(g.distro_dir, "PyYAML", "5.3.1", {"yaml/__init__.py": ""})
+    make_dist(g.distro_dir, "ruamel.yaml", "0.17.21", {"ruamel/yaml/__init__.py": ""})
+    make_dist(g.distro_dir, "consumer", "1.0", {"consumer.py": ""},
               requires=["pyyaml<6", "ruamel_yaml<0.18"])
-    make_dist(g.local, "pyyaml", "6.0.1", {"yaml/__init__.py": ""}, installer="pip")
-    make_dist(g.local, "ruamel_yaml", "0.18.5", {"ruamel/yaml/__init__.py": ""},
+    make_dist(g.local_dir, "pyyaml", "6.0.1", {"yaml/__init__.py": ""}, installer="pip")
+    make_dist(g.local_dir, "ruamel_yaml", "0.18.5", {"ruamel/yaml/__init__.py": ""},
               installer="pip")
     r = g.imports("yaml", "ruamel.yaml")
     assert sorted(r.warned_about()) == ["ruamel.yaml", "yaml"]
@@ -386,10 +389,10 @@ def test_scenario_10_name_normalisation_on_old_pythons(guarded, minor):
 
 def test_scenario_11_same_directory_twice_is_not_self_shadowing(guarded, tmp_path):
     g = guarded()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
     link = tmp_path / "dist-packages-link"
-    link.symlink_to(g.distro)
-    env = {"PYTHONPATH": os.pathsep.join([str(link), str(g.distro)])}
+    link.symlink_to(g.distro_dir)
+    env = {"PYTHONPATH": os.pathsep.join([str(link), str(g.distro_dir)])}
     assert g.imports("six", env=env).warnings() == []
     report = g.check(env=env)
     assert report["shadowing"]["modules"] == []
@@ -399,13 +402,13 @@ def test_scenario_11_same_directory_twice_is_not_self_shadowing(guarded, tmp_pat
 
 def test_scenario_12_stale_metadata_is_attributed_by_module_location(guarded):
     g = guarded()
-    make_dist(g.distro, "foo", "2.0", {"foo.py": ""})
-    make_dist(g.distro, "bar", "1.0", {"bar.py": ""}, requires=["foo>=2"])
-    stale = g.local / "foo-1.0.dist-info"
+    make_dist(g.distro_dir, "foo", "2.0", {"foo.py": ""})
+    make_dist(g.distro_dir, "bar", "1.0", {"bar.py": ""}, requires=["foo>=2"])
+    stale = g.local_dir / "foo-1.0.dist-info"
     stale.mkdir()
     (stale / "METADATA").write_text("")  # empty: name and version from the directory name
     r = g.imports("foo")
-    assert r.warnings() == [] and r.imported("foo")[0] == str(g.distro / "foo.py")
+    assert r.warnings() == [] and r.imported("foo")[0] == str(g.distro_dir / "foo.py")
     report = g.check()
     assert report["shadowing"]["modules"] == []
     (dist,) = report["shadowing"]["distributions"]
@@ -416,19 +419,19 @@ def test_scenario_12_stale_metadata_is_attributed_by_module_location(guarded):
     (v,) = report["shadowing"]["violations"]
     assert v["seen_by"] == ["metadata"] and v["installed"] == "1.0"
     # Two metadata in the local dir: the one whose RECORD lists the file owns it.
-    make_dist(g.local, "foo", "1.5", {"foo.py": ""}, installer="pip")
+    make_dist(g.local_dir, "foo", "1.5", {"foo.py": ""}, installer="pip")
     (msg,) = g.imports("foo").warnings()
     assert "foo 1.5, the local install directory" in msg and "(foo 2.0)" in msg
 
 
 def test_scenario_13_fedora_rpm_metadata_falls_back_to_the_name(guarded):
     g = guarded()
-    make_dist(g.distro, "python-dateutil", "2.8.2", {"dateutil/__init__.py": ""},
+    make_dist(g.distro_dir, "python-dateutil", "2.8.2", {"dateutil/__init__.py": ""},
               installer="rpm", record=False)
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, installer="rpm", record=False)
-    make_dist(g.local, "python-dateutil", "2.9.0", {"dateutil/__init__.py": ""},
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, installer="rpm", record=False)
+    make_dist(g.local_dir, "python-dateutil", "2.9.0", {"dateutil/__init__.py": ""},
               installer="pip")
-    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
     r = g.imports("dateutil", "six")
     text = " ".join(r.warnings())
     assert "(python-dateutil 2.8.2)" in text and "(six 1.16.0)" in text
@@ -440,16 +443,16 @@ def test_scenario_13_fedora_rpm_metadata_falls_back_to_the_name(guarded):
 
 def test_scenario_14_script_directory_and_cwd(guarded, tmp_path):
     g = guarded()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
     app = tmp_path / "app"
     app.mkdir()
     src = tmp_path / "six.py"
     src.write_text("")
-    proc = g.run(["-c", "import py_compile, sys; py_compile.compile(sys.argv[1], "
-                  "cfile=sys.argv[2], doraise=True)", str(src), str(app / "six.pyc")])
+    proc = g.python("-c", "import py_compile, sys; py_compile.compile(sys.argv[1], "
+                    "cfile=sys.argv[2], doraise=True)", str(src), str(app / "six.pyc"))
     assert proc.returncode == 0, proc.stderr
     (app / "tool.py").write_text("import six\nprint(six.__file__)\n")
-    proc = g.run([str(app / "tool.py")])
+    proc = g.python(str(app / "tool.py"))
     assert proc.returncode == 0 and proc.stdout.strip() == str(app / "six.pyc"), proc.stderr
     ((_, line, category, msg),) = g.stderr_warnings(proc)
     assert category == "ShadowWarning" and line == 1
@@ -471,7 +474,7 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
     debian_like(g, local=False)
     venv = tmp_path / "venv"
     subprocess.run([g.executable, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(venv)], check=True, env=g.h.env(), capture_output=True)
+                    str(venv)], check=True, env=g.env(), capture_output=True)
     site = next(venv.glob("lib/python*/site-packages"))
     make_dist(site, "six", "1.17.0", {"six.py": ""}, installer="pip")
     vpython = venv / "bin" / "python"
@@ -479,20 +482,20 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
     proc = subprocess.run([str(vpython), "-c", "import six, sys; print(six.__file__); "
                            "print(any(getattr(f, '__name__', 0) == 'sitewarden' "
                            "for f in sys.meta_path))"],
-                          capture_output=True, text=True, env=g.h.env(), cwd="/")
+                          capture_output=True, text=True, env=g.env(), cwd="/")
     assert proc.stdout.split() == [str(site / "six.py"), "True"], proc.stderr
     assert proc.stderr == ""
     # A user-site copy in that venv shadows the distro's copy: warned.
-    make_dist(g.user, "pyparsing", "3.0.1", pkg("pyparsing", "3.0.1"), installer="pip")
+    make_dist(g.user_site, "pyparsing", "3.0.1", pkg("pyparsing", "3.0.1"), installer="pip")
     proc = subprocess.run([str(vpython), "-c", "import pyparsing"], capture_output=True,
-                          text=True, env=g.h.env(), cwd="/")
+                          text=True, env=g.env(), cwd="/")
     assert "ShadowWarning: 'pyparsing'" in proc.stderr and "httplib2 0.20.4" in proc.stderr
     from sitewarden.cli import payload
     from sitewarden.detect import probe
 
     proc = subprocess.run([str(vpython), "-c", probe.BOOTSTRAP, str(payload.probe_payload()),
                            "check"], capture_output=True, text=True,
-                          env=g.h.env({"SITEWARDEN_DISABLE": "1"}), cwd="/")
+                          env=g.env({"SITEWARDEN_DISABLE": "1"}), cwd="/")
     report = json.loads(proc.stdout)
     classes = [e["class"] for e in report["layout"]["entries"]]
     assert classes == ["script", "stdlib", "stdlib", "stdlib", "local", "user", "system",
@@ -513,20 +516,20 @@ def test_check_cli_lists_modules_violations_and_exit_status(guarded, tmp_path):
     assert sorted(modules) == ["_yaml", "fastmod", "pyparsing", "six", "yaml"]
     assert modules["pyparsing"]["winner"]["version"] == "3.0.1"
     assert modules["pyparsing"]["shadowed"][0]["version"] == "3.0.9"
-    assert modules["six"]["winner"]["path"] == str(g.local / "six.py")
+    assert modules["six"]["winner"]["path"] == str(g.local_dir / "six.py")
     (v,) = report["shadowing"]["violations"]
     assert (v["consumer"], v["consumer_class"], v["requires"]) == ("httplib2", "distro",
                                                                  "pyparsing")
     kinds = {f["kind"] for f in report["findings"]}
     assert {"shadowed-module", "requirement-violated"} <= kinds
-    assert "Shadowed modules (5)" in text and "imported: %s" % (g.local / "six.py") in text
+    assert "Shadowed modules (5)" in text and "imported: %s" % (g.local_dir / "six.py") in text
     assert "sys.path" in text and "distro" in text
     # Clean once the local copies are gone.
     for name in ("pyparsing", "yaml", "_yaml"):
-        shutil.rmtree(g.local / name)
+        shutil.rmtree(g.local_dir / name)
     for name in ("six.py", "fastmod.so"):
-        (g.local / name).unlink()
-    for meta in g.local.glob("*.dist-info"):
+        (g.local_dir / name).unlink()
+    for meta in g.local_dir.glob("*.dist-info"):
         shutil.rmtree(meta)
     status, report, _ = g.cli_check()
     assert report["shadowing"]["modules"] == [] and status == 0, report["findings"]
@@ -534,15 +537,15 @@ def test_check_cli_lists_modules_violations_and_exit_status(guarded, tmp_path):
 
 def test_metadata_never_raises_on_garbage(guarded):
     g = guarded()
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
-    make_dist(g.distro, "weird", "1.0", {"weird.py": ""},
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""}, kind="egg-info")
+    make_dist(g.distro_dir, "weird", "1.0", {"weird.py": ""},
               requires=["six (>=", "six>=1;;python_version>", "six; extra == "])
-    bad = g.distro / "broken-1.0.dist-info"
+    bad = g.distro_dir / "broken-1.0.dist-info"
     bad.mkdir()
     (bad / "METADATA").write_bytes(b"\xff\xfe\x00garbage\nName\nRequires-Dist: six<1\n")
     (bad / "RECORD").write_bytes(b'"unterminated,\x00\n')
-    (g.distro / "empty.egg-info").write_text("")
-    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    (g.distro_dir / "empty.egg-info").write_text("")
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
     (msg,) = g.imports("six").warnings()
     assert msg.startswith("'six'")
     report = g.check()
@@ -554,7 +557,7 @@ def test_threads_module_not_imported_by_started_hooks(guarded):
     program's own first import is done."""
     g = guarded()
     debian_like(g)
-    proc = g.run(["-c", "import sys; import json; print('threading' in sys.modules)"])
+    proc = g.python("-c", "import sys; import json; print('threading' in sys.modules)")
     assert proc.stdout.strip() == "False", proc.stderr
 
 
@@ -564,17 +567,17 @@ def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_pat
     machinery (importlib.import_module, runpy); ``python -m`` has no such line, so it
     says ``sys:1`` (``<sys>:0`` on 3.13) as CPython's own warnings do."""
     g = guarded(interp)
-    make_dist(g.distro, "six", "1.16.0", {"six.py": ""})
-    make_dist(g.local, "six", "1.17.0", {"six.py": ""}, installer="pip")
+    make_dist(g.distro_dir, "six", "1.16.0", {"six.py": ""})
+    make_dist(g.local_dir, "six", "1.17.0", {"six.py": ""}, installer="pip")
     script = tmp_path / "prog.py"
     script.write_text("import importlib\n\nimportlib.import_module('six')\n")
-    proc = g.run([str(script)])
+    proc = g.python(str(script))
     assert [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [(str(script), 3)]
-    proc = g.run(["-m", "six"])
+    proc = g.python("-m", "six")
     # What warnings itself says for a stack with no line to point at.
-    bare = g.run(["-c", "import warnings; warnings.warn('x', stacklevel=9)"])
+    bare = g.python("-c", "import warnings; warnings.warn('x', stacklevel=9)")
     filename, _, rest = bare.stderr.partition(": UserWarning: x")[0].rpartition(":")
     where = (filename, int(rest))
     assert [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]
-    proc = g.run(["-W", "error::UserWarning", "-m", "six"])  # shown, never raised
+    proc = g.python("-W", "error::UserWarning", "-m", "six")  # shown, never raised
     assert proc.returncode == 0 and [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]

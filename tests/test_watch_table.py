@@ -14,14 +14,7 @@ import textwrap
 
 import pytest
 
-from guarded_python import guarded_factory, interpreter_params
-from harness import make_dist
-
-
-@pytest.fixture
-def guarded(tmp_path, tmp_path_factory):
-    return guarded_factory(tmp_path, tmp_path_factory)
-
+from harness import interpreter_params, make_dist
 
 PROBE = textwrap.dedent("""
     import sys
@@ -55,17 +48,17 @@ PROBE = textwrap.dedent("""
 @pytest.mark.parametrize("interp", interpreter_params())
 def test_watched_names_are_one_table(interp, guarded, tmp_path):
     g = guarded(interp)
-    make_dist(g.distro, "wt-shadowed", "1.0", {"wt_shadowed.py": "X = 1\n"})
-    make_dist(g.distro, "wt-distro", "1.0", {"wt_distro.py": "X = 1\n"})
-    make_dist(g.distro, "wt-pkg", "1.0", {"wt_pkg/__init__.py": ""})
-    make_dist(g.local, "wt-shadowed", "2.0", {"wt_shadowed.py": "X = 2\n"}, installer="pip")
-    make_dist(g.local, "wt-plain", "1.0", {"wt_plain.py": "X = 3\n"}, installer="pip")
+    make_dist(g.distro_dir, "wt-shadowed", "1.0", {"wt_shadowed.py": "X = 1\n"})
+    make_dist(g.distro_dir, "wt-distro", "1.0", {"wt_distro.py": "X = 1\n"})
+    make_dist(g.distro_dir, "wt-pkg", "1.0", {"wt_pkg/__init__.py": ""})
+    make_dist(g.local_dir, "wt-shadowed", "2.0", {"wt_shadowed.py": "X = 2\n"}, installer="pip")
+    make_dist(g.local_dir, "wt-plain", "1.0", {"wt_plain.py": "X = 3\n"}, installer="pip")
     # A copy of a standard library module ahead of the standard library: watched.
     ahead = tmp_path / "ahead"
     ahead.mkdir()
     (ahead / "colorsys.py").write_text("X = 1\n")
     ahead.chmod(0o755)
-    proc = g.run(["-c", PROBE], env={"PYTHONPATH": str(ahead)})
+    proc = g.python("-c", PROBE, env={"PYTHONPATH": str(ahead)})
     assert proc.returncode == 0, proc.stderr
     facts = json.loads(proc.stdout.strip().splitlines()[-1])
     # `import sitewarden` is no import after startup: the finder is still the starting one.

@@ -77,8 +77,8 @@ def _start_path(suffixes):
 
 
 def _start_shadow(finder, suffixes):
+    from .pathfacts import absolute, listed_parts
     from .pathfacts import candidates as distro_candidates
-    from .pathfacts import listed_parts, norm
 
     candidates = distro_candidates()
     if not candidates:
@@ -90,7 +90,7 @@ def _start_shadow(finder, suffixes):
     for entry in list(sys.path):
         if not isinstance(entry, str):
             continue
-        n = norm(entry)
+        n = absolute(entry)
         if n not in candidates or n in done:
             continue
         done.add(n)
@@ -109,7 +109,7 @@ def _check_startup_modules(index, candidates):
     ``site`` ran are never imported again: those of the index whose file is not
     in a distro candidate directory are checked now (a few string operations per
     module loaded at startup; ``shadowing`` is imported only for a suspect)."""
-    from .pathfacts import norm, stdlib_names
+    from .pathfacts import absolute, stdlib_names
 
     stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
     own = __name__.partition(".")[0]  # the guard's two copies (install's, the Debian
@@ -123,7 +123,7 @@ def _check_startup_modules(index, candidates):
         entry = os.path.dirname(origin)
         if getattr(module, "__path__", None) is not None:
             entry = os.path.dirname(entry)
-        if norm(entry) in candidates:
+        if absolute(entry) in candidates:
             continue  # the distro's own copy
         from .detect.shadowing import on_startup_module
 

@@ -14,15 +14,17 @@ _memo = {}
 
 
 def real(path):
-    """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
+    """``os.path.realpath`` of an entry ('' is the current directory): absolute, with
+    every symbolic link resolved; never raises."""
     try:
         return os.path.realpath(path or os.curdir)
     except Exception:
         return path
 
 
-def norm(path):
-    """An entry as an absolute, normalised string (no filesystem access)."""
+def absolute(path):
+    """An entry as an absolute, normalised string: textual (no filesystem access),
+    so symbolic links are not resolved (see :func:`real`) and case is kept."""
     try:
         return os.path.normpath(os.path.join(os.getcwd(), path) if not os.path.isabs(path)
                                 else path)
@@ -31,7 +33,8 @@ def norm(path):
 
 
 def under(path, root):
-    """Is ``path`` ``root`` or inside it (both already normalised)?"""
+    """Is ``path`` ``root`` or inside it?  Textual: both already made comparable the
+    same way (:func:`absolute` or :func:`real`)."""
     if not root:
         return False
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
@@ -249,7 +252,7 @@ def user_site():
 
 
 def distro_candidates():
-    """The site directories that may be distro-owned, as normalised strings.
+    """The site directories that may be distro-owned, as :func:`absolute` strings.
 
     A superset, computed without ``sysconfig``, without reading files and
     without resolving symbolic links (every guarded process pays for it):
@@ -264,15 +267,15 @@ def distro_candidates():
     excluded = set()
     user = user_site()
     if user:
-        excluded.add(norm(user))
-    own_root = norm(sys.prefix) if sys.prefix != base_prefix else None
-    usr = norm(base_prefix) == "/usr"
+        excluded.add(absolute(user))
+    own_root = absolute(sys.prefix) if sys.prefix != base_prefix else None
+    usr = absolute(base_prefix) == "/usr"
     if not usr:
-        excluded.update(norm(p) for p in _upstream_site_dirs(base_prefix, base_exec_prefix))
+        excluded.update(absolute(p) for p in _upstream_site_dirs(base_prefix, base_exec_prefix))
     local_root = "/usr/local" if usr else None
     out = []
     for d in site_dirs():
-        n = norm(d)
+        n = absolute(d)
         if n in excluded or n in out:
             continue
         if own_root is not None and under(n, own_root):
@@ -314,7 +317,7 @@ def is_stdlib_entry(entry, stdlib_real=None):
         return False  # lib/pythonX.Y under another name: not worth a realpath
     if stdlib_real is None:
         stdlib_real = real(d)
-    return norm(entry) == norm(d) or real(entry) == stdlib_real
+    return absolute(entry) == absolute(d) or real(entry) == stdlib_real
 
 
 def entries_ahead_of_stdlib(path=None):
@@ -343,7 +346,7 @@ def is_candidate(entry):
     found = candidates()
     if not found:
         return False
-    if norm(entry) in found:
+    if absolute(entry) in found:
         return True
     reals = _memo.get("candidate_reals")
     if reals is None:

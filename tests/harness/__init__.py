@@ -6,6 +6,9 @@
 * ``debian_ns``: Debian's real ``/usr/bin/python3``, writable in a mount namespace.
 * ``roots``: debootstrapped Debian roots (13 trixie, sid with 3.15), chroot namespaces.
 * ``wheels``: cached wheels from PyPI and the pip x Python matrix.
+* ``guarded``: ``GuardedPython``, one interface over the three back ends above
+  (hermetic, Debian namespace, root), guard deployed or not.
+* ``cli``: the CLI of this checkout on the host (``CLI``, ``run_cli``).
 * ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
 """
 

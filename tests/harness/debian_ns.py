@@ -37,6 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+from .cli import CLI
 from .environ import clean_env
 from .interpreters import Interpreter, debian_system_python, pyenv_interpreters
 
@@ -288,7 +289,7 @@ class DebianNamespace(MountNamespace):
         self.distro_dir = Path("/usr/lib/python3/dist-packages")
         self.overlays = overlay_dirs(python, extra_overlays)
         self.helper = _helper_python()
-        self.cli = [sys.executable, "-m", "sitewarden"]
+        self.cli = list(CLI)
         try:
             self._start(self._script(self.host_binds(writable), readonly_root))
         except BaseException:

@@ -7,7 +7,6 @@ Enable them with ``pytest_plugins = ["harness.fixtures"]`` in the top-level
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
@@ -15,13 +14,11 @@ import pytest
 
 from . import roots
 from .debian_ns import DebianNamespace, MountNamespace, available
+from .guarded import guarded_params, make_guarded, open_root, running_under_ci
 from .hermetic import DEFAULT_MARKER, HermeticPython, build_hermetic
-from .interpreters import Interpreter
+from .interpreters import Interpreter, pyenv_interpreters
 
-
-def running_under_ci() -> bool:
-    """CI=true (or any value but empty/0/false/no): missing prerequisites are failures."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+__all__ = ["open_root", "running_under_ci"]  # the harness's rule for a missing prerequisite
 
 
 MakeHermetic = Callable[..., HermeticPython]
@@ -63,25 +60,6 @@ def debian_ns() -> Iterator[DebianNamespace]:
         ns.close()
 
 
-def open_root(target: roots.RootTarget) -> roots.ChrootNamespace:
-    """A namespace over ``target``'s cached root, building the root first if missing.
-
-    Skipped where that cannot work; a failure under CI (a missing root that
-    cannot be built is a failure there, never a skip).
-    """
-    ok, reason = roots.available()
-    if ok:
-        try:
-            roots.ensure_root(target.release)
-        except roots.RootError as exc:
-            ok, reason = False, str(exc)
-    if not ok:
-        if running_under_ci():
-            pytest.fail("the %s root is required under CI: %s" % (target.release, reason))
-        pytest.skip("%s root unavailable: %s" % (target.release, reason))
-    return roots.open_target(target)
-
-
 @pytest.fixture(params=roots.root_params())
 def root_ns(request) -> Iterator[roots.ChrootNamespace]:
     """Each interpreter of the debootstrapped roots (Debian 13's python3, sid's python3
@@ -110,3 +88,35 @@ def debian_any(request) -> Iterator[MountNamespace]:
         yield ns
     finally:
         ns.close()
+
+
+@pytest.fixture(params=guarded_params())
+def guarded_target(request):
+    """Each CPython 3.8+ (hermetic), Debian's python (namespace) and the roots'
+    interpreters (chroot), guard deployed by the CLI (``harness.guarded``)."""
+    target = make_guarded(request.param)
+    yield target
+    target.close()
+
+
+@pytest.fixture(params=guarded_params())
+def bare_target(request):
+    """As ``guarded_target``, without the guard deployed."""
+    target = make_guarded(request.param, deploy=False)
+    yield target
+    target.close()
+
+
+@pytest.fixture
+def guarded(tmp_path):
+    """Factory: ``guarded(interp=None)`` gives a fresh hermetic python (default: the
+    newest CPython) in the test's ``tmp_path``, with a copy of the guard the CLI
+    deployed once per interpreter (``harness.guarded``, ``deploy="copy"``)."""
+    count = [0]
+
+    def make(interp=None):
+        count[0] += 1
+        return make_guarded(interp or pyenv_interpreters()[-1], deploy="copy",
+                            dest=tmp_path / ("py%d" % count[0]))
+
+    return make

@@ -21,10 +21,15 @@ or the new one.  Concurrent runs on one directory are serialised with
 from __future__ import annotations
 
 import contextlib
+import datetime
 import errno
+import fcntl
 import json
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
 from pathlib import Path
 
 import sitewarden
@@ -123,8 +128,6 @@ def remove_orphaned_block(path: str) -> bool:
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     """Serialise deployers on ``directory`` without leaving a lock file in it."""
-    import fcntl
-
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -136,8 +139,6 @@ def _locked(directory: Path) -> Iterator[None]:
 def _atomic_write(path: Path, data: bytes, mode: int = 0o644, like: os.stat_result | None = None,
                   mtime_ns: int | None = None) -> None:
     """Replace ``path`` (never following a symlink at it) with a temp file + rename."""
-    import tempfile
-
     fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -159,7 +160,7 @@ def _atomic_write(path: Path, data: bytes, mode: int = 0o644, like: os.stat_resu
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE)."""
     try:
-        import ctypes
+        import ctypes  # only where the kernel may exchange; ctypes costs ~5 ms to import
 
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
@@ -175,8 +176,6 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _remove_tree(path: Path) -> None:
-    import shutil
-
     if path.is_symlink() or not path.is_dir():
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -260,8 +259,6 @@ BYTECODE_LEVELS = (0, 1, 2)
 def _source_bytecode(python: str, mode: str, source: str,
                      levels: tuple[int, ...] | list[int] = BYTECODE_LEVELS) -> dict[int, str]:
     """Run :data:`SOURCE_BYTECODE_SCRIPT` with the target interpreter (``-I -S``)."""
-    import subprocess
-
     if not levels:
         return {}
     proc = subprocess.run(
@@ -280,8 +277,6 @@ def _compile(target: Target, staging: Path, final: Path) -> None:
     ``-I``: neither ``PYTHON*`` variables, the user site nor the current directory
     (the CLI may run as root in a directory others can write: a ``py_compile.py``
     there must not run); ``-S``: no ``.pth`` files."""
-    import subprocess
-
     proc = subprocess.run(
         [target.executable, "-I", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final)],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
@@ -356,48 +351,26 @@ def _undo_created_dirs(created: list[str]) -> None:
 def _install_locked(
     target: Target, site_dir: Path, hook: str, created_dirs: list[str]
 ) -> Deployment:
-    import datetime
-    import shutil
-    import tempfile
-
-    previous = read_deployment(site_dir)
-    if previous is not None and previous.installer == DPKG:
-        raise DeployError(
-            "%s holds the Debian package sitewarden (dpkg owns its files): upgrade it with "
-            "apt, or deploy elsewhere with --user or --site-dir" % site_dir)
-    _clean_stale_staging(site_dir)
     package = site_dir / PACKAGE
-    for path in (package, site_dir / PTH, site_dir / START):
-        _refuse_symlink(path)
-    previous = read_deployment(site_dir)
-    if package.exists() and (previous is None or previous.manifest is None):
-        raise DeployError(
-            "%s already holds a 'sitewarden' package that sitewarden did not deploy "
-            "(installed by pip?); deploy elsewhere with --user or --site-dir, or remove it first"
-            % site_dir
-        )
+    previous = _previous_deployment(site_dir, package)
+    old_sc = None
     if previous is not None and previous.manifest is not None:
         created_dirs = previous.manifest.get("created_dirs", []) + created_dirs
         old_sc = previous.manifest.get("sitecustomize")
-    else:
-        old_sc = None
-
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=site_dir))
     try:
         new_package = staging / PACKAGE
         payload.write_tree(staging, payload.runtime_files())
         _compile(target, new_package, package)
         _chmod_tree(new_package)
-
         hook_files = list(HOOK_FILES[hook])
         sitecustomize = None
         if hook == "sitecustomize":
             sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc)
         elif old_sc is not None:
             _remove_sitecustomize_block(old_sc, target.executable)
-
         files = _files_under(new_package, PACKAGE + "/") + [MANIFEST] + hook_files
-        manifest = {
+        _write_manifest(new_package / "_deployment.json", {
             "version": sitewarden.__version__,
             "hook": hook,
             "python": target.executable,
@@ -407,33 +380,62 @@ def _install_locked(
             "created_dirs": created_dirs,
             "sitecustomize": sitecustomize,
             "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        }
-        manifest_path = new_package / "_deployment.json"
-        manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        os.chmod(manifest_path, 0o644)
-
-        # Swap the package in, atomically.
-        if package.exists():
-            if not _exchange(new_package, package):
-                os.rename(package, staging / "old")
-                os.rename(new_package, package)
-        else:
-            os.rename(new_package, package)
-
-        # Hooks last: a kill before this point leaves an inert or the old hook.  The new
-        # one is written before the other kind is removed (e.g. the .start an older
-        # sitewarden wrote beside its .pth), so a start always finds one of them.
-        for name in hook_files:
-            _atomic_write(site_dir / name, payload.hook_text(name).encode("utf-8"))
-        for name in (PTH, START):
-            if name not in hook_files:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(site_dir / name)
+        })
+        _swap_in(new_package, package, staging / "old")
+        _write_hooks(site_dir, hook_files)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     dep = read_deployment(site_dir)
     assert dep is not None
     return dep
+
+
+def _previous_deployment(site_dir: Path, package: Path) -> Deployment | None:
+    """What ``site_dir`` holds, after refusing what an install must not replace: the Debian
+    package's files, symlinks at our names, a ``sitewarden`` package we did not deploy."""
+    previous = read_deployment(site_dir)
+    if previous is not None and previous.installer == DPKG:
+        raise DeployError(
+            "%s holds the Debian package sitewarden (dpkg owns its files): upgrade it with "
+            "apt, or deploy elsewhere with --user or --site-dir" % site_dir)
+    _clean_stale_staging(site_dir)
+    for path in (package, site_dir / PTH, site_dir / START):
+        _refuse_symlink(path)
+    previous = read_deployment(site_dir)
+    if package.exists() and (previous is None or previous.manifest is None):
+        raise DeployError(
+            "%s already holds a 'sitewarden' package that sitewarden did not deploy "
+            "(installed by pip?); deploy elsewhere with --user or --site-dir, or remove it first"
+            % site_dir
+        )
+    return previous
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    os.chmod(path, 0o644)
+
+
+def _swap_in(new_package: Path, package: Path, old: Path) -> None:
+    """Put the staged package in place, atomically where the kernel can exchange."""
+    if package.exists():
+        if not _exchange(new_package, package):
+            os.rename(package, old)
+            os.rename(new_package, package)
+    else:
+        os.rename(new_package, package)
+
+
+def _write_hooks(site_dir: Path, hook_files: list[str]) -> None:
+    """Hooks last: a kill before this point leaves an inert or the old hook.  The new one
+    is written before the other kind is removed (e.g. the .start an older sitewarden wrote
+    beside its .pth), so a start always finds one of them."""
+    for name in hook_files:
+        _atomic_write(site_dir / name, payload.hook_text(name).encode("utf-8"))
+    for name in (PTH, START):
+        if name not in hook_files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(site_dir / name)
 
 
 # ---------------------------------------------------------------- sitecustomize
@@ -608,9 +610,6 @@ def uninstall(site_dir: Path) -> Removal:
 
 
 def _uninstall_locked(site_dir: Path) -> Removal:
-    import shutil
-    import tempfile
-
     dep = read_deployment(site_dir)
     if dep is not None and dep.installer == DPKG:
         raise DeployError(

@@ -162,17 +162,22 @@ def find_orphans(target: Target) -> list[dict[str, Any]]:
     """Every sitewarden hook of ``target`` (``.pth``, ``.start``, sitecustomize block)
     whose runtime is missing or incomplete, with what it does and how to remove it."""
     out = []
-    loadable = []
-    for d in startup_dirs(target):
+    problems = {d: runtime_problem(d) for d in startup_dirs(target)}
+    # An entry point is resolved by importing ``sitewarden`` from sys.path: a runtime-less
+    # directory is no regular package, so a complete runtime anywhere else wins.
+    loadable = [d for d, problem in problems.items() if problem is None]
+    for d, problem in problems.items():
         site_dir = d
-        problem = runtime_problem(site_dir)
-        if problem is None:
-            loadable.append(site_dir)
         for name, kind in ((PTH, "pth"), (START, "start")):
             path = os.path.join(site_dir, name)
             if problem is None or not os.path.lexists(path):
                 continue
-            if kind == "start" and tuple(target.version) >= START_READ_FROM:
+            if kind == "start" and tuple(target.version) >= START_READ_FROM and loadable:
+                effect = ("harmless while %s holds a complete runtime (the entry point "
+                          "sitewarden:activate resolves there), but left behind: without "
+                          "that one, every start of %s prints an error"
+                          % (os.path.join(loadable[0], PACKAGE), target.executable))
+            elif kind == "start" and tuple(target.version) >= START_READ_FROM:
                 effect = ("every start of %s prints \"Error resolving entry point "
                           "sitewarden:activate\" and a traceback" % target.executable)
             elif kind == "start":

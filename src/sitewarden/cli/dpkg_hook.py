@@ -16,6 +16,10 @@ import json
 import os
 import subprocess
 import sys
+import time
+
+from ..detect import probe
+from .targets import machine_interpreters
 
 DISTRO_DIR = "/usr/lib/python3/dist-packages"
 #: Seconds the interpreters' checks may take, together (apt.conf bounds the whole hook too).
@@ -43,8 +47,6 @@ def changed_paths(list_files: list[str]) -> dict[str, str]:
 def run_checks(executables: list[str]) -> dict[str, dict]:
     """``check``'s report from each interpreter (started in parallel), by executable;
     interpreters that fail or time out are left out."""
-    from ..detect import probe
-
     env = dict(os.environ, SITEWARDEN_DISABLE="1")
     # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
     runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,8 +59,6 @@ def run_checks(executables: list[str]) -> dict[str, dict]:
                 cwd="/", env=env)
         except OSError:
             continue
-    import time
-
     deadline = time.monotonic() + TIMEOUT
     reports = {}
     for exe, proc in procs.items():
@@ -142,8 +142,6 @@ def main(list_files: list[str]) -> int:
         changed = changed_paths(list_files)
         if not changed:
             return 0
-        from .targets import machine_interpreters
-
         executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))]
         reports = run_checks(executables)
         lines: list[str] = []

@@ -29,7 +29,7 @@ def package_dir() -> str:
 def hooks_dir() -> str:
     """Where ``sitewarden.pth``, ``sitewarden.start`` and the sitecustomize block are."""
     try:
-        import sitewarden._hooks as hooks  # only in a wheel; not needed by `check`
+        import sitewarden._hooks as hooks  # present only in a built wheel
 
         for entry in hooks.__path__:
             if os.path.isfile(os.path.join(entry, "sitewarden.pth")):
@@ -79,7 +79,7 @@ def _code_sources() -> list[tuple[str, str | None]]:
     if os.path.isfile(os.path.join(vendored, "__init__.py")):  # running from a deployed copy
         src = vendored
     else:
-        import packaging  # the CLI's own packaging, copied into the runtime: install only
+        import packaging  # the CLI's own, only when not running from a deployed copy
 
         src = os.path.dirname(os.path.realpath(packaging.__file__))
     out.append(("sitewarden/_vendor/__init__.py", None))
@@ -95,7 +95,7 @@ def _packaging_licenses(src: str) -> list[tuple[str, str]]:
     found = [p for p in found if os.path.isfile(p)]
     if not found:
         try:
-            from importlib.metadata import distribution  # slow; only where no copy has them
+            from importlib.metadata import distribution  # only when a tree is built
 
             dist = distribution("packaging")
             found = [
@@ -154,7 +154,7 @@ def lazy_tags_import(source: bytes) -> bytes:
 
 def _absolute_packaging_imports(source: bytes) -> list[int]:
     """Line numbers of ``import packaging...`` statements, which would escape the vendored copy."""
-    import ast
+    import ast  # only when a tree is built, never at a cached check
 
     lines = []
     for node in ast.walk(ast.parse(source)):
@@ -242,7 +242,7 @@ def payload_dir() -> str:
     """
     root = _private_cache_dir()
     if root is None:
-        import atexit  # this and the next two: no safe cache, a rare path
+        import atexit  # this and the next two: not on the cached path of every check
         import shutil
         import tempfile
 
@@ -253,14 +253,14 @@ def payload_dir() -> str:
     final = os.path.join(root, cache_key())
     if os.path.isfile(os.path.join(final, "sitewarden", "__init__.py")):
         return final
-    import tempfile  # first run of this version only
+    import tempfile  # only when the cache is filled
 
     staging = tempfile.mkdtemp(prefix=".staging-", dir=root)
     write_tree(staging, runtime_files())
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
-        import shutil  # a lost race only
+        import shutil  # only when another process won the race
 
         shutil.rmtree(staging, ignore_errors=True)
     return final

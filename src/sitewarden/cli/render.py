@@ -261,10 +261,6 @@ def render_check(report: dict[str, Any], style: Style) -> str:
     if report.get("shadowing"):
         lines.append("")
         lines.extend(render_shadowing(report["shadowing"], style))
-    for section in report.get("sections", []):
-        lines.append("")
-        lines.append(style.bold(section["title"]))
-        lines.extend("  " + line for line in section["lines"])
     findings = sorted(report["findings"], key=lambda f: SEVERITY_ORDER.get(f["severity"], 9))
     lines.append("")
     real = [f for f in findings if f["severity"] != "info"]

@@ -10,15 +10,15 @@ in the README ("check --json schema") and versioned by ``SCHEMA``.
 import os
 import sys
 
+from .. import __version__
+from ..guard import marker
+from . import layout, pathcheck, shadowscan
+from .records import Finding, finding  # noqa: F401 (finding: the CLI's)
+
 SCHEMA = 1
 
-
-
-def finding(kind, severity, message, **details):
-    """One finding: a stable ``kind`` id, a severity, a readable message, details."""
-    item = {"kind": kind, "severity": severity, "message": message}
-    item.update(details)
-    return item
+#: One collector per section: each returns ``(section name, its JSON data, [Finding])``.
+COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect)
 
 
 def interpreter_facts():
@@ -42,17 +42,17 @@ def interpreter_facts():
 
 def marker_findings(state):
     if state["virtualenv"]:
-        return [finding("virtualenv", "info",
+        return [Finding("virtualenv", "info",
                         "this is a virtual environment: PEP 668's marker does not apply")]
     if not state["marker_exists"]:
-        return [finding("not-externally-managed", "info",
+        return [Finding("not-externally-managed", "info",
                         "no EXTERNALLY-MANAGED marker at %s: installers may write to this "
                         "interpreter's site directories" % state["marker_path"])]
-    out = [finding("externally-managed", "info",
+    out = [Finding("externally-managed", "info",
                    "externally managed (marker %s): installs outside a virtual environment "
                    "are refused" % state["marker_path"])]
     if state["problem"]:
-        out.append(finding("marker-unreadable", "low",
+        out.append(Finding("marker-unreadable", "low",
                            "the marker %s cannot be used as written (%s); installs are still "
                            "refused, with sitewarden's default message"
                            % (state["marker_path"], state["problem"])))
@@ -61,21 +61,18 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
-    from .. import __version__
-    from ..guard import marker
-    from . import layout, pathcheck, shadowing  # they use finding(): imported here, no cycle
-
     state = marker.state()
+    findings = marker_findings(state)
     report = {
         "schema": SCHEMA,
         "sitewarden": __version__,
         "interpreter": interpreter_facts(),
         "marker": state,
-        "findings": marker_findings(state),
+        "findings": None,
     }
-    # Each collector returns ``(section_name, section_data, findings)``.
-    for collector in (layout.collect, shadowing.collect, pathcheck.collect):
-        name, data, findings = collector()
+    for collector in COLLECTORS:
+        name, data, more = collector()
         report[name] = data
-        report["findings"].extend(findings)
+        findings.extend(more)
+    report["findings"] = [f.as_dict() for f in findings]
     return report

@@ -14,12 +14,15 @@ normalised name.  Ownership of a module is decided by where its file is, never
 by the first metadata found.
 
 Versions and requirements use ``packaging`` through
-:func:`sitewarden._vendored.modules` (imported on first need).  Garbage
+:func:`sitewarden.detect.vendored.modules` (imported on first need).  Garbage
 metadata never raises: unreadable values become None, unparsable versions
-"cannot compare".  Runtime module: only ``os`` and ``sys`` at module level.
+"cannot compare".  Module level: ``os`` and sitewarden's own modules.
 """
 
 import os
+
+from .. import pathfacts
+from . import plainversion
 
 #: Largest metadata file read (a METADATA with a huge description is cut).
 MAX_BYTES = 1 << 22
@@ -36,26 +39,12 @@ def canonicalize(name):
     return text
 
 
-def module_suffixes():
-    """Suffixes of importable single-file modules, longest first."""
-    from ..pathfacts import module_suffixes as _suffixes
-
-    return _suffixes()
-
-
-def module_name_of_file(filename, suffixes=None):
-    """``six.py`` -> ``six``; ``_yaml.cpython-311-x86_64-linux-gnu.so`` -> ``_yaml``; else None."""
-    from ..pathfacts import module_name_of_file as _name
-
-    return _name(filename, suffixes)
-
-
 def _read_bytes(path, member=None):
     """A file's bytes (or a zip member's when ``member`` is given); None on error."""
     try:
         if member is None:
-            return _read_file(path)
-        import zipfile
+            return read_file(path)
+        import zipfile  # only for zip entries; keeps the first warning cheap
 
         with zipfile.ZipFile(path) as zf, zf.open(member) as f:
             return f.read(MAX_BYTES)
@@ -63,7 +52,7 @@ def _read_bytes(path, member=None):
         return None
 
 
-def _read_file(path):
+def read_file(path):
     """Up to MAX_BYTES of a file, through ``os.open``/``os.read`` (a fraction of what
     ``open()`` costs, which matters for hundreds of metadata files).  ``O_NONBLOCK``: a
     FIFO planted as metadata cannot hang the process.  None on error (a directory...)."""
@@ -250,7 +239,7 @@ class Distribution:
         else:
             sources = (self.path,)
         for source in sources:
-            data = _read_file(source)
+            data = read_file(source)
             if not data:
                 continue
             hay = data.lower().replace(b"_", b"-").replace(b".", b"-")
@@ -329,7 +318,7 @@ class Distribution:
         files = self.files()
         if files is None:
             return None
-        suffixes = module_suffixes()
+        suffixes = pathfacts.module_suffixes()
         names = set()
         for path in files:
             first, sep, _ = path.partition("/")
@@ -341,7 +330,7 @@ class Distribution:
                 if "." not in first and "-" not in first:
                     names.add(first)
             else:
-                name = module_name_of_file(first, suffixes)
+                name = pathfacts.module_name_of_file(first, suffixes)
                 if name:
                     names.add(name)
         return names
@@ -352,7 +341,7 @@ class Distribution:
         if not text:
             return False
         try:
-            import json
+            import json  # only for an editable install's direct_url.json; keeps warnings cheap
 
             return bool(json.loads(text).get("dir_info", {}).get("editable"))
         except Exception:
@@ -393,7 +382,7 @@ class Distribution:
 
 def _record_path(line):
     if line.startswith('"'):
-        import csv
+        import csv  # only for a quoted RECORD line (rare)
 
         try:
             row = next(csv.reader([line]))
@@ -492,7 +481,7 @@ def _zip_distributions(directory, path):
         return []
     archive, inner = found
     try:
-        import zipfile
+        import zipfile  # only for zip entries; keeps the first warning cheap
 
         with zipfile.ZipFile(archive) as zf:
             names = zf.namelist()
@@ -535,7 +524,7 @@ def pth_paths(dist):
         for rel in dist.files() or ():
             if "/" in rel or not rel.endswith(".pth"):
                 continue
-            text = _decode(_read_file(os.path.join(dist.location or os.curdir, rel)))
+            text = _decode(read_file(os.path.join(dist.location or os.curdir, rel)))
             for line in (text or "").splitlines():
                 if line.strip() and not line.startswith(("#", "import ", "import\t")):
                     out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
@@ -650,9 +639,9 @@ def packaging_modules():
     """``(version, specifiers, requirements, markers, utils)`` or None when unavailable."""
     if not _packaging:
         try:
-            from .vendored import modules
+            from . import vendored  # only for a version plainversion cannot read
 
-            _packaging.append(modules())
+            _packaging.append(vendored.modules())
         except Exception:
             _packaging.append(None)
     return _packaging[0]
@@ -673,9 +662,7 @@ def parse_version(text):
 
 def compare_versions(a, b):
     """``"newer"``, ``"older"``, ``"same"`` (a relative to b) or ``"cannot compare"``."""
-    from .plainversion import compare
-
-    order = compare(a, b)  # plain releases: no need to import packaging
+    order = plainversion.compare(a, b)  # plain releases: no need to import packaging
     if order is not None:
         return ("older", "same", "newer")[order + 1]
     va, vb = parse_version(a), parse_version(b)
@@ -703,8 +690,6 @@ def check_requirement(text, version):
     Plain versions and simple requirements are decided without importing
     ``packaging`` (:mod:`sitewarden.plainversion`, held to packaging's answers).
     """
-    from . import plainversion
-
     simple = plainversion.parse_requirement(text)
     if simple is not None:
         _name, specifiers, extra = simple

@@ -82,16 +82,16 @@ def emit(kind, key, message, category_name, where=None):
     module, for filters, is ``sitewarden`` (``-W ignore:::sitewarden``: a standard
     filter that CPython accepts at startup, unlike a category of a package that is
     not importable yet)."""
-    from ..settings import silenced
+    from .. import settings  # not at module level: a name that shadows nothing never warns
 
-    if silenced(kind) or not claim((kind, key)):
+    if settings.silenced(kind) or not claim((kind, key)):
         return False
-    import warnings
+    import warnings  # only once a warning is due (not when silenced)
 
     package = sys.modules["sitewarden"]
     category = getattr(package, category_name)
     if claim("warnoptions"):
-        apply_warnoptions(package)
+        apply_warnoptions(package, warnings)
     module_globals = None
     if where is not None:
         filename, lineno = where
@@ -116,16 +116,15 @@ def emit(kind, key, message, category_name, where=None):
 _ACTIONS = ("default", "always", "ignore", "module", "once", "error")
 
 
-def apply_warnoptions(package):
+def apply_warnoptions(package, warnings):
     """Apply the ``-W``/``PYTHONWARNINGS`` options that name a sitewarden category.
 
     CPython processes those options at startup, before the site directories
     are on ``sys.path``, so a category of a package installed there is
     rejected ("Invalid -W option ignored").  Applied again here, on the first
-    warning, in order, as ``warnings`` itself would have.
+    warning, in order, as ``warnings`` (the module, passed by :func:`emit`) itself
+    would have.
     """
-    import warnings
-
     prefix = package.__name__ + "."
     for option in getattr(sys, "warnoptions", ()):
         try:

@@ -20,16 +20,21 @@ Every entry gets one class:
 ``other``       anything else.
 
 Two ways in.  :func:`facts` + :func:`classify` are exact: they ask ``sysconfig``
-for the scheme (via :func:`sitewarden.marker.default_scheme`) and are used by
+for the scheme (via :func:`sitewarden.guard.marker.default_scheme`) and are used by
 ``sitewarden check`` and by the runtime once a shadowing candidate was found.
-:func:`distro_candidates` is the cheap runtime pre-selection: no ``sysconfig``
-(which imports ``threading`` on 3.12+), no file read, only ``realpath`` of a
-few directories; it returns a superset of the distro directories, checked
-exactly later.  Runtime module: only ``os`` and ``sys`` at module level.
+``pathfacts.distro_candidates`` is the cheap runtime pre-selection: no ``sysconfig``
+(which imports ``threading`` on 3.12+), no file read, no symbolic link resolved
+(``pathfacts.is_candidate`` resolves an entry's links only when its text does not
+match); it returns a superset of the distro directories, checked exactly later.
+Module level: ``os``, ``sys`` and sitewarden's own modules.
 """
 
 import os
 import sys
+
+from .. import pathfacts
+from ..guard import marker
+from .records import PathEntry
 
 CLASSES = (
     "stdlib", "local", "user", "system", "distro",
@@ -39,42 +44,15 @@ CLASSES = (
 _cache = {}
 
 
-def real(path):
-    """``os.path.realpath`` of an entry ('' is the current directory); never raises."""
-    from ..pathfacts import real as _real
-
-    return _real(path)
-
-
-def norm(path):
-    """The entry as an absolute, normalised string (symlinks not resolved)."""
+def path_key(path):
+    """An entry as compared with other entries: absolute, normalised and case-folded
+    where the filesystem ignores case (``os.path.normcase``); symbolic links are not
+    resolved (``pathfacts.real`` does).  ``''`` is the current directory."""
     try:
         return os.path.normcase(os.path.abspath(path or os.curdir))
     except Exception:
         return path
 
-
-def under(path, root):
-    """Is ``path`` ``root`` or inside it (both already normalised)?"""
-    from ..pathfacts import under as _under
-
-    return _under(path, root)
-
-
-def foreign_version(path, version_info=None, abiflags=None):
-    """The ``"X.Y"`` (or ``"2"``) of another interpreter that ``path`` belongs
-    to, or None: purely textual (see ``pathfacts.foreign_version``)."""
-    from ..pathfacts import foreign_version as _foreign_version
-
-    return _foreign_version(path, version_info, abiflags)
-
-
-def distro_candidates():
-    """Real paths of the site directories that may be distro-owned: the cheap
-    runtime superset, without ``sysconfig`` (see ``pathfacts.distro_candidates``)."""
-    from ..pathfacts import distro_candidates as _candidates
-
-    return _candidates()
 
 
 # ---------------------------------------------------------------- exact facts
@@ -102,7 +80,7 @@ def _base_scheme_dirs(sysconfig):
     if base in ("/usr", "/usr/"):
         # Fedora patches posix_prefix to /usr/local outside venvs only: inside a
         # venv the computed paths may name /usr/lib*; the base's scheme is /usr/local.
-        out = [p for p in out if p and under(norm(p), "/usr/local")] or \
+        out = [p for p in out if p and pathfacts.under(path_key(p), "/usr/local")] or \
             [p.replace("/usr/", "/usr/local/", 1) for p in out if p and p.startswith("/usr/")]
     return [p for p in out if p]
 
@@ -153,8 +131,8 @@ def empty_pythonpath_entry(entry, environ=None):
     parts = pythonpath_components(environ)
     if "" not in parts:
         return False
-    n = norm(entry)
-    return n == norm("") and not any(p and norm(p) == n for p in parts)
+    n = path_key(entry)
+    return n == path_key("") and not any(p and path_key(p) == n for p in parts)
 
 
 def has_script_entry():
@@ -165,7 +143,7 @@ def has_script_entry():
 
 def pth_entries(site_dirs):
     """What the ``.pth`` files in ``site_dirs`` do, read the way
-    ``site.addpackage`` reads them: ``({norm(path): pth file}, [pth files with
+    ``site.addpackage`` reads them: ``({path_key(path): pth file}, [pth files with
     import lines])``."""
     out = {}
     importers = []
@@ -195,7 +173,7 @@ def pth_entries(site_dirs):
                     if pth not in importers:
                         importers.append(pth)
                     continue
-                path = norm(os.path.join(sitedir, line.rstrip()))
+                path = path_key(os.path.join(sitedir, line.rstrip()))
                 out.setdefault(path, pth)
     return out, importers
 
@@ -204,22 +182,17 @@ def facts(read_pth=False):
     """The facts :func:`classify` needs, from the running interpreter (exact:
     imports ``sysconfig``).  ``read_pth`` reads the site directories' ``.pth``
     files (``check`` only, never at runtime)."""
-    import sysconfig
-
-    from ..guard.marker import default_scheme, in_virtualenv
+    import sysconfig  # imports threading on 3.12+: only for the exact classification
 
     try:
-        scheme = default_scheme()
+        scheme = marker.default_scheme()
         paths = sysconfig.get_paths(scheme)
     except Exception:
         scheme, paths = None, sysconfig.get_paths()
-    venv = in_virtualenv()
+    venv = marker.in_virtualenv()
     stdlib = _stdlib_dirs(sysconfig, paths)
-    from ..pathfacts import site_dirs as _site_dirs
-    from ..pathfacts import user_site as _user_site
-
-    site_dirs = _site_dirs()
-    user = _user_site()
+    site_dirs = pathfacts.site_dirs()
+    user = pathfacts.user_site()
     system = _base_scheme_dirs(sysconfig) if venv else []
     data = {
         "version": list(sys.version_info[:2]),
@@ -257,7 +230,7 @@ def _site_classes(f):
 
     def put(path, cls):
         if path:
-            out.setdefault(real(path), cls)
+            out.setdefault(pathfacts.real(path), cls)
 
     for p in f.get("stdlib") or ():
         put(p, "stdlib")
@@ -267,14 +240,15 @@ def _site_classes(f):
         put(f["user"], "user")
     for p in f.get("system") or ():
         put(p, "system")
-    prefix_real = real(f["prefix"]) if f.get("venv") else None
+    prefix_real = pathfacts.real(f["prefix"]) if f.get("venv") else None
     for p in f.get("site_dirs") or ():
-        r = real(p)
+        r = pathfacts.real(p)
         if r in out:
             continue
-        if prefix_real is not None and under(r, prefix_real):
+        if prefix_real is not None and pathfacts.under(r, prefix_real):
             out[r] = "local"  # a venv's own directories (Debian adds dist-packages variants)
-        elif f.get("venv") and any(under(r, real(s)) for s in f.get("system") or ()):
+        elif f.get("venv") and any(pathfacts.under(r, pathfacts.real(s))
+                                   for s in f.get("system") or ()):
             out[r] = "system"
         else:
             out[r] = "distro"
@@ -284,68 +258,30 @@ def _site_classes(f):
 def classify(f):
     """Classify every entry of ``f["sys_path"]`` (``f`` as made by :func:`facts`).
 
-    Returns a list of dicts: ``index``, ``path``, ``realpath``, ``class``,
-    ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file, ``site``,
-    ``startup`` or None), ``exists``, ``duplicate_of`` (index of the same
+    Returns a list of :class:`~.records.PathEntry`: ``index``, ``path``,
+    ``realpath``, ``cls``, ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file,
+    ``site``, ``startup`` or None), ``exists``, ``duplicate_of`` (index of the same
     entry earlier, by string) and ``same_as`` (index of the same directory
     earlier, through a symlink), ``foreign`` (the other version), ``note``.
     Pure but for ``realpath``/``exists``.
     """
-    version = tuple(f.get("version") or sys.version_info[:2])
-    abiflags = f.get("abiflags", "")
     known = _site_classes(f)
-    pythonpath = set(norm(p) for p in f.get("pythonpath") or ())
-    pth = f.get("pth")
-    cwd = f.get("cwd")
+    pythonpath = set(path_key(p) for p in f.get("pythonpath") or ())
     entries = []
-    seen_norm = {}
+    seen_key = {}
     seen_real = {}
     stdlib_seen = False
     for index, path in enumerate(f.get("sys_path") or ()):
         if not isinstance(path, str):
-            entries.append({"index": index, "path": repr(path), "realpath": None,
-                            "class": "other", "source": None, "exists": False,
-                            "duplicate_of": None, "same_as": None, "foreign": None,
-                            "note": "not a string"})
+            entries.append(PathEntry(index, repr(path), None, "other", None, False,
+                                     note="not a string"))
             continue
-        if path == "" and cwd:
-            n, r = os.path.normcase(cwd), real(cwd)
+        if path == "" and f.get("cwd"):
+            n, r = os.path.normcase(f["cwd"]), pathfacts.real(f["cwd"])
         else:
-            n, r = norm(path), real(path)
-        cls = known.get(r)
-        source = "site" if cls in ("local", "user", "system", "distro") else None
+            n, r = path_key(path), pathfacts.real(path)
+        cls, source, foreign = _class_and_source(f, index, path, n, known.get(r), pythonpath)
         note = None
-        base = os.path.basename(n)
-        if cls is None and base.startswith("python") and base.endswith(".zip"):
-            from ..pathfacts import version_of_component
-
-            zip_version = version_of_component(base)
-            if zip_version is not None and zip_version[:2] == version:
-                cls = "stdlib"
-        foreign = None
-        if cls is None or cls == "other":
-            foreign = foreign_version(path or "", version, abiflags)
-        if index == 0 and f.get("script") and cls != "stdlib":
-            source = "script"
-        elif n in pythonpath:
-            source = "PYTHONPATH"
-        elif pth is not None and n in pth:
-            source = pth[n]
-        elif cls is None:
-            source = "startup"
-        if cls is None:
-            if foreign is not None:
-                cls = "foreign"
-            elif source == "script":
-                cls = "script"
-            elif source == "PYTHONPATH":
-                cls = "pythonpath"
-            elif pth is None or n in pth or f.get("pth_importers"):
-                # At runtime (.pth files are not read) by elimination; in check,
-                # a path line names it, or a .pth import line may have added it.
-                cls = "pth"
-            else:
-                cls = "other"
         if cls == "stdlib":
             stdlib_seen = True
         elif not stdlib_seen and source not in ("script", "PYTHONPATH"):
@@ -354,19 +290,54 @@ def classify(f):
             exists = os.path.exists(r if r else path)
         except Exception:
             exists = False
-        dup = seen_norm.get(n)
+        dup = seen_key.get(n)
         same = None
         if dup is None:
-            seen_norm[n] = index
+            seen_key[n] = index
             same = seen_real.get(r)
             if same is None:
                 seen_real[r] = index
-        entries.append({
-            "index": index, "path": path, "realpath": r, "class": cls, "source": source,
-            "exists": exists, "duplicate_of": dup, "same_as": same, "foreign": foreign,
-            "note": note,
-        })
+        entries.append(PathEntry(index, path, r, cls, source, exists, dup, same, foreign,
+                                 note))
     return entries
+
+
+def _class_and_source(f, index, path, key, cls, pythonpath):
+    """``(class, source, foreign version)`` of the entry ``path`` (``key``: its
+    :func:`path_key`; ``cls``: its class as a known directory, or None)."""
+    version = tuple(f.get("version") or sys.version_info[:2])
+    pth = f.get("pth")
+    source = "site" if cls in ("local", "user", "system", "distro") else None
+    base = os.path.basename(key)
+    if cls is None and base.startswith("python") and base.endswith(".zip"):
+        zip_version = pathfacts.version_of_component(base)
+        if zip_version is not None and zip_version[:2] == version:
+            cls = "stdlib"
+    foreign = None
+    if cls is None or cls == "other":
+        foreign = pathfacts.foreign_version(path or "", version, f.get("abiflags", ""))
+    if index == 0 and f.get("script") and cls != "stdlib":
+        source = "script"
+    elif key in pythonpath:
+        source = "PYTHONPATH"
+    elif pth is not None and key in pth:
+        source = pth[key]
+    elif cls is None:
+        source = "startup"
+    if cls is None:
+        if foreign is not None:
+            cls = "foreign"
+        elif source == "script":
+            cls = "script"
+        elif source == "PYTHONPATH":
+            cls = "pythonpath"
+        elif pth is None or key in pth or f.get("pth_importers"):
+            # At runtime (.pth files are not read) by elimination; in check,
+            # a path line names it, or a .pth import line may have added it.
+            cls = "pth"
+        else:
+            cls = "other"
+    return cls, source, foreign
 
 
 def current(read_pth=False):
@@ -383,14 +354,14 @@ def current(read_pth=False):
 
 def class_of(path, entries):
     """The class of ``path`` (a ``sys.path`` string) among classified entries."""
-    r = real(path)
-    n = norm(path)
+    r = pathfacts.real(path)
+    n = path_key(path)
     for e in entries:
-        if e["path"] == path:
-            return e["class"]
+        if e.path == path:
+            return e.cls
     for e in entries:
-        if e["realpath"] == r or norm(e["path"]) == n:
-            return e["class"]
+        if e.realpath == r or path_key(e.path) == n:
+            return e.cls
     return "other"
 
 
@@ -408,10 +379,10 @@ def collect():
         "user": f["user"],
         "user_enabled": f["user_enabled"],
         "system": f["system"],
-        "distro": sorted(set(e["path"] for e in entries if e["class"] == "distro")),
+        "distro": sorted(set(e.path for e in entries if e.cls == "distro")),
         "pythonpath": f["pythonpath"],
         "safe_path": f["safe_path"],
         "script_entry": f["script"],
-        "entries": entries,
+        "entries": [e.as_dict() for e in entries],
     }
     return "layout", data, []

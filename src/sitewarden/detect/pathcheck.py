@@ -21,32 +21,29 @@ shadowing entry (or already was, while ``site`` ran).  The standard-library
 names present in the entries ahead of the standard library (one
 ``os.scandir`` per such entry) are watched through ``sitewarden.HOOKS``: no
 per-import cost beyond the dict lookup the finder makes anyway.
-Runtime module: only ``os`` and ``sys`` at module level.
+``layout`` (the exact classification) is loaded only to word a warning and
+for ``check``: watching costs this module, ``emit`` and ``shadowing``.
 """
 
 import os
 import sys
 
-
-def stdlib_names():
-    """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
-    from ..pathfacts import stdlib_names as _names
-
-    return _names()
+from .. import HOOKS, pathfacts
+from . import emit
+from .records import Finding
+from .specs import copy_path, find_in, is_regular, same_file
 
 
-def is_stdlib_entry(entry, stdlib_real=None):
-    """Cheap test (no sysconfig) for a standard library ``sys.path`` entry."""
-    from ..pathfacts import is_stdlib_entry as _is
+def _layout():
+    """The ``layout`` module, loaded to word a warning (and by ``check``)."""
+    from . import layout  # not at module level: watching the standard library skips it
 
-    return _is(entry, stdlib_real)
+    return layout
 
 
 def _stdlib_real():
-    from ..pathfacts import real, stdlib_dir
-
-    d = stdlib_dir()
-    return real(d) if d else None
+    d = pathfacts.stdlib_dir()
+    return pathfacts.real(d) if d else None
 
 
 def _builtin_or_frozen(name):
@@ -63,20 +60,16 @@ def _builtin_or_frozen(name):
     return name in sys.builtin_module_names
 
 
-def describe_entry(index, entry, pythonpath=None):
+def describe_entry(index, entry):
     """Where an entry ahead of the standard library comes from, in words."""
-    from .layout import has_script_entry, norm, pythonpath_entries
-
-    if pythonpath is None:
-        pythonpath = set(norm(p) for p in pythonpath_entries())
-    if index == 0 and has_script_entry():
+    layout = _layout()
+    pythonpath = set(layout.path_key(p) for p in layout.pythonpath_entries())
+    if index == 0 and layout.has_script_entry():
         if entry in ("", "."):
             return "the current directory ('' at sys.path[0])"
         return "the script's directory (%s, sys.path[0])" % entry
-    if norm(entry) in pythonpath:
-        from .layout import empty_pythonpath_entry
-
-        if empty_pythonpath_entry(entry):
+    if layout.path_key(entry) in pythonpath:
+        if layout.empty_pythonpath_entry(entry):
             return "the empty PYTHONPATH entry (the current directory, %s)" % entry
         return "the PYTHONPATH entry %s" % entry
     return "%s, put ahead of the standard library at startup (by a .pth file's import " \
@@ -87,8 +80,6 @@ def stdlib_shadow(name, path=None):
     """``(index, entry, shadowing spec, stdlib spec)`` when importing ``name``
     would load a copy from an entry ahead of the standard library instead of
     the standard library's own; else None."""
-    from .shadowing import find_in, is_regular
-
     if _builtin_or_frozen(name):
         return None
     path = list(sys.path) if path is None else path
@@ -98,7 +89,7 @@ def stdlib_shadow(name, path=None):
     for index, entry in enumerate(path):
         if not isinstance(entry, str):
             continue
-        if is_stdlib_entry(entry, stdlib_real):
+        if pathfacts.is_stdlib_entry(entry, stdlib_real):
             stdlib_entries.append(entry)
             continue
         if winner is None and not stdlib_entries:
@@ -115,8 +106,6 @@ def stdlib_shadow(name, path=None):
 
 
 def format_stdlib(name, shadow, already=False):
-    from .shadowing import copy_path
-
     index, entry, spec, stdlib_spec = shadow
     path = copy_path(spec)
     return ("'%s' %s from %s instead of the standard library's %s: %s comes first on "
@@ -145,8 +134,6 @@ _ahead = []
 def watch_stdlib(names, ahead):
     """Watch standard library ``names`` that the entries ``ahead`` of the standard
     library provide (called by ``_watch`` at the first import after startup)."""
-    from . import emit
-
     _ahead[:] = ahead
 
     # Imported while site ran, or by the display of a foreign-entry warning.
@@ -157,28 +144,23 @@ def watch_stdlib(names, ahead):
     # Checked after the module executed (a post-exec hook, see ``patching``), not
     # before: showing a warning imports linecache -> tokenize -> re -> enum, which
     # must not import a shadowing ``enum`` a second time in the middle of its import.
-    from .. import HOOKS as hooks
     for name in names:
-        if name not in sys.modules and hooks.get(name) is None:  # None: no post-exec hook
-            hooks[name] = "detect.pathcheck:on_stdlib_loaded"
+        if name not in sys.modules and HOOKS.get(name) is None:  # None: no post-exec hook
+            HOOKS[name] = "detect.pathcheck:on_stdlib_loaded"
 
 
 def _source_of(entry):
-    from .layout import norm, pythonpath_entries
-
-    if norm(entry) in set(norm(p) for p in pythonpath_entries()):
+    layout = _layout()
+    if layout.path_key(entry) in set(layout.path_key(p) for p in layout.pythonpath_entries()):
         return "PYTHONPATH"
     return None
 
 
 def warn_foreign():
-    from . import emit
-    from .layout import foreign_version
-
     for entry in list(sys.path):
         if not isinstance(entry, str):
             continue
-        version = foreign_version(entry)
+        version = pathfacts.foreign_version(entry)
         if version is not None:
             emit.emit("path", ("foreign", entry),
                        format_foreign(entry, version, _source_of(entry)), "PathWarning")
@@ -187,9 +169,6 @@ def warn_foreign():
 def _check_loaded(name, module, already=False):
     """Warn if ``module`` (standard library ``name``) was loaded from an entry
     ahead of the standard library that has its own copy."""
-    from . import emit
-    from .shadowing import find_in, is_regular, same_file
-
     spec = getattr(module, "__spec__", None)
     origin = getattr(spec, "origin", None)
     if not origin or origin in ("built-in", "frozen"):
@@ -197,7 +176,7 @@ def _check_loaded(name, module, already=False):
     for index, entry in list(_ahead):
         if not same_file(getattr(find_in(name, entry), "origin", None), origin):
             continue
-        stdlib = [e for e in sys.path if is_stdlib_entry(e)]
+        stdlib = [e for e in sys.path if pathfacts.is_stdlib_entry(e)]
         sspec = next((s for s in (find_in(name, e) for e in stdlib) if is_regular(s)), None)
         if sspec is not None:
             emit.emit("path", ("stdlib", name),
@@ -209,8 +188,6 @@ def _check_loaded(name, module, already=False):
 def on_stdlib_loaded(module):
     """Post-exec hook of a watched standard library name."""
     try:
-        from . import emit
-
         name = module.__name__
         if emit.claim(("stdlib-checked", name)):
             _check_loaded(name, module)
@@ -223,97 +200,101 @@ def on_stdlib_loaded(module):
 
 def collect():
     """``check`` collector: every ``sys.path`` order finding."""
-    from . import layout
-    from .check import finding
-
-    f, entries = layout.current(read_pth=True)
-    findings = []
-    items = []
-
-    def add(kind, severity, message, **details):
-        item = finding(kind, severity, message, **details)
-        findings.append(item)
-        items.append(item)
-
-    # Standard library shadowed by an entry ahead of it.
+    entries = _layout().current(read_pth=True)[1]
     stdlib_seen = False
     pre = []
     for e in entries:
-        if e["class"] == "stdlib":
+        if e.cls == "stdlib":
             stdlib_seen = True
             break
         pre.append(e)
-    if stdlib_seen:
-        from ..pathfacts import module_suffixes, top_level_names
+    findings = _stdlib_shadowed(pre, entries) if stdlib_seen else []
+    findings += [_foreign_finding(e) for e in entries if e.cls == "foreign"]
+    findings += _distro_before_local(entries)
+    findings += [_inserted_finding(e) for e in pre
+                 if e.source not in ("script", "PYTHONPATH") and isinstance(e.path, str)]
+    findings += [f for f in (_entry_finding(e, entries) for e in entries) if f is not None]
+    return "path", {"findings": [f.as_dict() for f in findings]}, findings
 
-        names = stdlib_names()
-        suffixes = module_suffixes()
-        path = [e["path"] for e in entries]
-        found = set()
-        for e in pre:
-            if not isinstance(e["path"], str):
-                continue
-            for name in sorted(top_level_names(e["path"], suffixes)):
-                if name not in names or name in found:
-                    continue
-                shadow = stdlib_shadow(name, path)
-                if shadow is None or shadow[0] != e["index"]:
-                    continue
-                found.add(name)
-                add("stdlib-shadowed", "high", format_stdlib(name, shadow), module=name,
-                    entry=e["path"], entry_class=e["class"],
-                    path=shadow[2].origin, stdlib=shadow[3].origin)
 
-    for e in entries:
-        if e["class"] == "foreign":
-            add("foreign-entry", "high",
-                format_foreign(e["path"], e["foreign"],
-                               e["source"] if e["source"] == "PYTHONPATH" else None),
-                entry=e["path"], version=e["foreign"], source=e["source"])
-
-    first_distro = next((e for e in entries if e["class"] == "distro"), None)
-    if first_distro is not None:
-        later_local = [e for e in entries if e["class"] == "local"
-                       and e["index"] > first_distro["index"] and e["duplicate_of"] is None]
-        if later_local:
-            add("distro-before-local", "medium",
-                "the distro directory %s (sys.path[%d]%s) comes before the install "
-                "directory %s (sys.path[%d]): packages upgraded with pip are hidden behind the "
-                "distro's copies" % (
-                    first_distro["path"], first_distro["index"],
-                    ", from %s" % first_distro["source"]
-                    if first_distro["source"] not in (None, "site") else "",
-                    later_local[0]["path"], later_local[0]["index"]),
-                entry=first_distro["path"], local=later_local[0]["path"])
-
+def _stdlib_shadowed(pre, entries):
+    """``stdlib-shadowed``: a standard library module in an entry ahead of it."""
+    names = pathfacts.stdlib_names()
+    suffixes = pathfacts.module_suffixes()
+    path = [e.path for e in entries]
+    found = set()
+    out = []
     for e in pre:
-        if e["source"] in ("script", "PYTHONPATH") or not isinstance(e["path"], str):
+        if not isinstance(e.path, str):
             continue
-        add("inserted-ahead-of-stdlib", "medium",
-            "%s (sys.path[%d]) was put ahead of the standard library at startup%s: "
-            "any module in it can shadow the standard library" % (
-                e["path"], e["index"],
-                " (by %s)" % e["source"] if e["source"] not in (None, "startup", "site")
-                else " (by a .pth file's import line or sitecustomize)"),
-            entry=e["path"], source=e["source"])
+        for name in sorted(pathfacts.top_level_names(e.path, suffixes)):
+            if name not in names or name in found:
+                continue
+            shadow = stdlib_shadow(name, path)
+            if shadow is None or shadow[0] != e.index:
+                continue
+            found.add(name)
+            out.append(Finding("stdlib-shadowed", "high", format_stdlib(name, shadow),
+                               module=name, entry=e.path, entry_class=e.cls,
+                               path=shadow[2].origin, stdlib=shadow[3].origin))
+    return out
 
-    for e in entries:
-        if e["duplicate_of"] is not None:
-            add("duplicate-entry", "low",
-                "%s is on sys.path twice (sys.path[%d] and [%d])" % (
-                    e["path"] or "''", e["duplicate_of"], e["index"]),
-                entry=e["path"], first=e["duplicate_of"])
-        elif e["same_as"] is not None:
-            other = entries[e["same_as"]]
-            add("symlinked-entry", "low",
-                "%s (sys.path[%d]) is the same directory as %s (sys.path[%d]), through a "
-                "symbolic link" % (e["path"], e["index"], other["path"], other["index"]),
-                entry=e["path"], first=other["path"])
-        elif not e["exists"] and isinstance(e["path"], str):
-            base = os.path.basename(e["path"])
-            if e["class"] == "stdlib" and base.endswith(".zip"):
-                continue  # pythonXY.zip is on sys.path whether it exists or not
-            add("missing-entry", "low",
-                "%s (sys.path[%d], %s) does not exist" % (e["path"], e["index"], e["class"]),
-                entry=e["path"])
-    return "path", {"findings": items}, findings
+
+def _foreign_finding(e):
+    return Finding("foreign-entry", "high",
+                   format_foreign(e.path, e.foreign,
+                                  e.source if e.source == "PYTHONPATH" else None),
+                   entry=e.path, version=e.foreign, source=e.source)
+
+
+def _distro_before_local(entries):
+    first_distro = next((e for e in entries if e.cls == "distro"), None)
+    if first_distro is None:
+        return []
+    later_local = [e for e in entries if e.cls == "local"
+                   and e.index > first_distro.index and e.duplicate_of is None]
+    if not later_local:
+        return []
+    return [Finding(
+        "distro-before-local", "medium",
+        "the distro directory %s (sys.path[%d]%s) comes before the install "
+        "directory %s (sys.path[%d]): packages upgraded with pip are hidden behind the "
+        "distro's copies" % (
+            first_distro.path, first_distro.index,
+            ", from %s" % first_distro.source
+            if first_distro.source not in (None, "site") else "",
+            later_local[0].path, later_local[0].index),
+        entry=first_distro.path, local=later_local[0].path)]
+
+
+def _inserted_finding(e):
+    return Finding(
+        "inserted-ahead-of-stdlib", "medium",
+        "%s (sys.path[%d]) was put ahead of the standard library at startup%s: "
+        "any module in it can shadow the standard library" % (
+            e.path, e.index,
+            " (by %s)" % e.source if e.source not in (None, "startup", "site")
+            else " (by a .pth file's import line or sitecustomize)"),
+        entry=e.path, source=e.source)
+
+
+def _entry_finding(e, entries):
+    """A duplicate, symbolically linked or missing entry's finding, or None."""
+    if e.duplicate_of is not None:
+        return Finding("duplicate-entry", "low",
+                       "%s is on sys.path twice (sys.path[%d] and [%d])" % (
+                           e.path or "''", e.duplicate_of, e.index),
+                       entry=e.path, first=e.duplicate_of)
+    if e.same_as is not None:
+        other = entries[e.same_as]
+        return Finding("symlinked-entry", "low",
+                       "%s (sys.path[%d]) is the same directory as %s (sys.path[%d]), through "
+                       "a symbolic link" % (e.path, e.index, other.path, other.index),
+                       entry=e.path, first=other.path)
+    if not e.exists and isinstance(e.path, str):
+        if e.cls == "stdlib" and os.path.basename(e.path).endswith(".zip"):
+            return None  # pythonXY.zip is on sys.path whether it exists or not
+        return Finding("missing-entry", "low",
+                       "%s (sys.path[%d], %s) does not exist" % (e.path, e.index, e.cls),
+                       entry=e.path)
+    return None

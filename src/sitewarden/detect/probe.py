@@ -16,7 +16,7 @@ FACTS_FORMAT = 1
 
 def _sitecustomize_location(search_path):
     """The file ``import sitecustomize`` would load, searched on the site-enabled path."""
-    from importlib.machinery import PathFinder
+    from importlib.machinery import PathFinder  # after _load_stdlib put the stdlib first
 
     try:
         spec = PathFinder.find_spec("sitecustomize", search_path)
@@ -29,10 +29,10 @@ def _sitecustomize_location(search_path):
 
 def facts():
     """Install-relevant facts of this interpreter, as JSON-ready data."""
-    import site
-    import sysconfig
+    import site  # not at module level: the probe imports the standard library
+    import sysconfig  # (and its own modules) only once _load_* ordered sys.path
 
-    from ..guard import marker
+    from ..guard import marker  # (idem)
 
     scheme = marker.default_scheme()
     paths = sysconfig.get_paths(scheme)
@@ -75,7 +75,8 @@ def facts():
 _RUNTIME = {
     "facts": ("guard.marker",),
     "check": ("guard.marker", "settings", "detect.check", "detect.layout", "detect.pathcheck",
-              "detect.shadowing", "detect.distinfo", "detect.plainversion", "_watch", "pathfacts",
+              "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
+              "detect.distinfo", "detect.plainversion", "_watch", "pathfacts",
               "_stdlib_names", "detect.emit", "api.categories"),
 }
 _RUNTIME["full"] = _RUNTIME["check"]
@@ -106,7 +107,7 @@ def _load_stdlib():
     """Import what the probe needs of the standard library with the standard library
     ahead of the current directory and ``PYTHONPATH``: ``check`` reports an
     ``enum.py`` in the directory it runs in; it must not die of it."""
-    from ..pathfacts import is_stdlib_entry
+    from ..pathfacts import is_stdlib_entry  # after _load_runtime: its bytecode is cached
 
     saved = list(sys.path)
     stdlib = [e for e in saved if is_stdlib_entry(e)]
@@ -129,19 +130,16 @@ def main(argv=None, startup=None):
     kind = argv[0] if argv else "facts"
     _load_runtime(kind)
     _load_stdlib()
-    if kind == "facts":
-        data = facts()
-    elif kind == "check":
-        from . import check
-
-        data = check.collect()
-    elif kind == "full":
-        from . import check
-
-        data = {"facts": facts(), "check": check.collect(), "startup": startup}
-    else:
+    if kind not in ("facts", "check", "full"):
         raise SystemExit("unknown probe %r" % (kind,))
-    import json
+    data = facts() if kind != "check" else None
+    if kind != "facts":
+        from . import check  # after _load_runtime: its bytecode is cached
+
+        report = check.collect()
+        data = report if kind == "check" else {"facts": data, "check": report,
+                                               "startup": startup}
+    import json  # after _load_stdlib put the stdlib first
 
     sys.stdout.write(json.dumps(data))
     sys.stdout.flush()

@@ -11,19 +11,16 @@ import happens on first use.
 def packaging():
     """The ``packaging`` package to use (vendored copy first)."""
     try:
-        from .._vendor import packaging as pkg  # deployed runtime
+        from .._vendor import packaging as pkg  # deployed runtime (absent in a checkout)
     except ImportError:
-        import packaging as pkg  # CLI / development checkout
+        import packaging as pkg  # CLI / development checkout (not a runtime dependency)
     return pkg
 
 
 def modules():
     """``(version, specifiers, requirements, markers, utils)`` modules of packaging."""
-    pkg = packaging()
-    name = pkg.__name__
-    import importlib
-
+    name = packaging().__name__
     return tuple(
-        importlib.import_module(name + "." + sub)
+        __import__(name + "." + sub, fromlist=["_"])  # the submodule itself
         for sub in ("version", "specifiers", "requirements", "markers", "utils")
     )

@@ -16,8 +16,8 @@ import sys
 CHILD = """\
 import json, sys
 sys.path.append(sys.argv[1])
-from sitewarden.detect import shadowing
-name, data, findings = shadowing.collect()
+from sitewarden.detect import shadowscan
+name, data, findings = shadowscan.collect()
 cases = [c for c in data["modules"] if c["winner"]["class"] in ("local", "user")
          and c["shadowed"] and c["shadowed"][0]["class"] == "distro"]
 json.dump({"cases": cases, "violations": data["violations"]}, sys.stdout)

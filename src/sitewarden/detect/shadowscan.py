@@ -1,0 +1,368 @@
+"""``check``'s shadowing collector: every shadowed module (recursing into namespace
+packages), every regular package hiding a distro namespace portion, every
+distribution whose metadata is shadowed, every violated requirement.
+
+Runs in the probe (guard disabled) and in the install report's child process,
+never at an import: the runtime warns through ``shadowing`` and ``cases``.
+"""
+
+import os
+
+from .. import pathfacts
+from . import distinfo, layout
+from .cases import describe_copy, make_case, violated
+from .records import Finding, HiddenNamespace
+from .shadowing import WATCHED
+from .specs import copy_path, find_in, is_regular, pkgutil_style, portion, same_file
+
+
+def _guard_copies(case):
+    """Two deployments of sitewarden itself (``sitewarden install``'s beside the Debian
+    package's): one runs, the other stays silent; ``status`` reports them."""
+    return case.module == "sitewarden" and all(
+        os.path.isfile(os.path.join(c.path or "", "_deployment.json"))
+        for c in [case.winner] + case.shadowed)
+
+
+def _severity(case, venv):
+    classes = set(s.cls for s in case.shadowed)
+    if classes == {"system"} or (venv and case.winner.cls == "local"):
+        return "info"
+    if _guard_copies(case):
+        return "info"
+    if violated(case.requirements) or case.other_distribution:
+        return "high"
+    return "medium"
+
+
+class _Scanner:
+    """Finds every shadow case and hidden namespace among classified entries."""
+
+    def __init__(self, entries):
+        self.entries = entries
+        self.cases = []
+        self.hidden = []
+        self.suffixes = None
+
+    def cls(self, index):
+        return self.entries[index].cls
+
+    def usable(self, e):
+        return isinstance(e.path, str) and e.duplicate_of is None
+
+    def watched_entries(self):
+        return [e for e in self.entries if e.cls in WATCHED and self.usable(e)
+                and e.same_as is None]
+
+    def run(self):
+        seen = set()
+        for e in self.watched_entries():
+            for name in sorted(pathfacts.top_level_names(e.path, self.suffixes)):
+                if name not in seen:
+                    seen.add(name)
+                    self.module(name)
+
+    def module(self, name):
+        copies = []
+        portions = []
+        for e in self.entries:
+            if not self.usable(e):
+                continue
+            spec = find_in(name, e.path)
+            if spec is None:
+                continue
+            if is_regular(spec):
+                copies.append((e.index, e.path, spec))
+            else:
+                portions.append((e.index, e.path, portion(e.path, name)))
+        if copies:
+            winner = copies[0]
+            shadowed = self.shadowed(winner, copies[1:])
+            if shadowed:
+                self.record(name, winner, shadowed)
+                return
+            watched_portions = [p for p in portions if self.cls(p[0]) in WATCHED]
+            if watched_portions and self.cls(winner[0]) not in WATCHED:
+                if pkgutil_style(winner[2]):
+                    portions.insert(0, (winner[0], winner[1],
+                                        os.path.dirname(winner[2].origin)))
+                    self.namespace(name, portions, 1)
+                else:
+                    self.hidden.append(HiddenNamespace(
+                        name, describe_copy(name, winner[0], winner[1], winner[2],
+                                            self.cls(winner[0])),
+                        [{"index": i, "entry": p, "class": self.cls(i), "path": d}
+                         for i, p, d in watched_portions]))
+            return
+        if portions:
+            self.namespace(name, portions, 1)
+
+    def shadowed(self, winner, rest):
+        wcls = self.cls(winner[0])
+        if wcls in ("distro", "stdlib"):
+            return []
+        out = []
+        for copy in rest:
+            cls = self.cls(copy[0])
+            if cls not in WATCHED or (wcls == "system" and cls == "system"):
+                continue
+            if pathfacts.real(copy[1]) == pathfacts.real(winner[1]) or \
+                    same_file(copy[2].origin, winner[2].origin):
+                continue
+            out.append(copy)
+        return out
+
+    def namespace(self, name, portions, depth):
+        if depth > 4:
+            return
+        watched = [p for p in portions if self.cls(p[0]) in WATCHED]
+        if not watched or all(self.cls(p[0]) in WATCHED for p in portions):
+            return
+        subs = set()
+        for p in watched:
+            subs |= pathfacts.top_level_names(p[2], self.suffixes)
+        for sub in sorted(subs):
+            full = name + "." + sub
+            copies, subportions = [], []
+            for index, entry, directory in portions:
+                spec = find_in(full, directory)
+                if spec is None:
+                    continue
+                if is_regular(spec):
+                    copies.append((index, entry, spec))
+                else:
+                    subportions.append((index, entry, os.path.join(directory, sub)))
+            if copies:
+                shadowed = self.shadowed(copies[0], copies[1:])
+                if shadowed:
+                    self.record(full, copies[0], shadowed)
+            elif subportions:
+                self.namespace(full, subportions, depth + 1)
+
+    def pth(self, index):
+        source = self.entries[index].source
+        return source if isinstance(source, str) and source.endswith(".pth") else None
+
+    def record(self, name, winner, shadowed):
+        wcopy = describe_copy(name, winner[0], winner[1], winner[2], self.cls(winner[0]),
+                              pth=self.pth(winner[0]))
+        scopies = [describe_copy(name, c[0], c[1], c[2], self.cls(c[0])) for c in shadowed]
+        consumer_dirs = [e.path for e in self.entries
+                         if e.cls == "distro" and self.usable(e) and e.same_as is None]
+        self.cases.append(make_case(name, wcopy, scopies, consumer_dirs))
+
+
+def _distribution_view(entries):
+    """pip's and ``importlib.metadata``'s view: for each distribution name, its
+    copies along ``sys.path``; the first one is what they see."""
+    by_name = {}
+    order = []
+    for e in entries:
+        if not isinstance(e.path, str) or e.duplicate_of is not None or \
+                e.same_as is not None:
+            continue
+        for dist in distinfo.distributions(e.path):
+            key = dist.canonical_name
+            if not key:
+                continue
+            if key not in by_name:
+                by_name[key] = []
+                order.append(key)
+            if any(os.path.realpath(d.path) == os.path.realpath(dist.path)
+                   for _, d, _ in by_name[key]):
+                continue
+            if any(i == e.index for i, _, _ in by_name[key]):
+                continue  # two metadata of one project in one directory (Debian's cryptography)
+            by_name[key].append((e.index, dist, e.cls))
+    return order, by_name
+
+
+def _module_names(dist):
+    names = dist.top_level()
+    if names is None:
+        names = dist.top_level_from_files()
+    if not names:
+        names = set(distinfo.name_variants(dist.name or ""))
+    return sorted(n for n in names if n)
+
+
+def _module_present(dist, location):
+    """Is one of the modules the metadata claims importable from its own directory, or
+    from a directory that a ``.pth`` file it installed adds (an editable install)?"""
+    places = [location] + distinfo.pth_paths(dist)
+    return any(find_in(name, p) is not None for name in _module_names(dist) for p in places)
+
+
+def _stale_message(first, watched):
+    """The stale-metadata finding: what pip sees, and which copy Python imports."""
+    other_index, other, _cls = watched[0]
+    imported = None
+    for name in _module_names(first):
+        spec = find_in(name, other.location)
+        if spec is not None and spec.origin not in (None, "namespace"):
+            imported = copy_path(spec)
+            break
+    copy = "%s (%s %s)" % (imported, other.name, other.version or "no version") if imported \
+        else "the copy of %s (%s)" % (other.name, other.version or "no version")
+    if first.editable():
+        return ("%s %s: an editable install (metadata %s) that Python does not use: its "
+                "modules are found by a finder that comes after sys.path's, so Python imports "
+                "%s" % (first.name, first.version or "", first.path, copy))
+    return ("%s %s: metadata %s is what pip and importlib.metadata see, but its modules are "
+            "not in %s; Python imports %s" % (
+                first.name, first.version or "", first.path, first.location, copy))
+
+
+def _dist_json(index, dist, cls):
+    data = dist.as_json()
+    data.update({"index": index, "class": cls, "location": dist.location})
+    return data
+
+
+def collect():
+    """``check`` collector: shadowed modules, shadowed metadata, violated requirements."""
+    f, entries = layout.current(read_pth=True)
+    scanner = _Scanner(entries)
+    scanner.suffixes = pathfacts.module_suffixes()
+    scanner.run()
+    scanner.cases.sort(key=lambda case: case.module)
+    effective = {}  # canonical distribution name -> [(version, how, location)]
+    findings = [_module_finding(case, f["venv"], effective) for case in scanner.cases]
+    findings += [_hidden_finding(hidden) for hidden in scanner.hidden]
+    order, by_name = _distribution_view(entries)
+    shadowed_names = set(effective)
+    for case in scanner.cases:
+        for s in case.shadowed:
+            if s.distribution and case.severity != "info":
+                shadowed_names.add(distinfo.canonicalize(s.distribution))
+    distributions = _shadowed_metadata(order, by_name, f["venv"], shadowed_names, effective,
+                                       findings)
+    violations = _violations(shadowed_names, effective, order, by_name)
+    findings += [_violation_finding(v) for v in violations]
+    data = {
+        "modules": [case.as_dict() for case in scanner.cases],
+        "hidden_namespaces": [hidden.as_dict() for hidden in scanner.hidden],
+        "distributions": distributions,
+        "violations": violations,
+    }
+    return "shadowing", data, findings
+
+
+def _module_finding(case, venv, effective):
+    """Set ``case``'s severity, note the version it makes imported in ``effective``,
+    and return its ``shadowed-module`` finding."""
+    case.severity = _severity(case, venv)
+    w, s = case.winner, case.shadowed[0]
+    message = "%s: %s (%s) from %s shadows %s (%s) in %s" % (
+        case.module, w.path, w.dist_text(), w.cls, s.path, s.dist_text(), s.cls)
+    if case.comparison == "cannot compare" and w.version and s.version:
+        message += "; versions cannot be compared"
+    if case.other_distribution:
+        message += "; another project than %s" % s.distribution
+    if _guard_copies(case):
+        message += " (two deployments of the guard: the first runs, see sitewarden status)"
+    elif case.severity == "info":
+        message += " (the virtual environment's own copy: expected)"
+    bad = violated(case.requirements)
+    if bad:
+        message += "; violates %d requirement%s" % (len(bad), "" if len(bad) == 1 else "s")
+    if w.dist is not None and case.severity != "info":
+        effective.setdefault(w.dist.canonical_name, []).append(
+            (w.dist.version, "import", w.path))
+    return Finding("shadowed-module", case.severity, message, module=case.module)
+
+
+def _hidden_finding(hidden):
+    return Finding(
+        "hidden-namespace", "medium",
+        "%s: the regular package %s hides the distro's namespace portion%s %s: its "
+        "modules cannot be imported" % (
+            hidden.module, hidden.winner.path, "s" if len(hidden.hidden) > 1 else "",
+            ", ".join(h["path"] for h in hidden.hidden)),
+        module=hidden.module)
+
+
+def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings):
+    """The distributions whose metadata hides a watched copy's (``distributions`` of
+    the section); adds to ``shadowed_names``, ``effective`` and ``findings``."""
+    distributions = []
+    for key in order:
+        copies = by_name[key]
+        if len(copies) < 2:
+            continue
+        first_index, first, first_cls = copies[0]
+        watched = [c for c in copies[1:] if c[2] in WATCHED]
+        if not watched or first_cls in ("distro", "stdlib"):
+            continue
+        venv_own = venv and first_cls == "local"
+        present = _module_present(first, first.location)
+        distributions.append({
+            "name": first.name,
+            "visible": _dist_json(first_index, first, first_cls),
+            "shadowed": [_dist_json(i, d, c) for i, d, c in watched],
+            "modules_present": present,
+        })
+        if not venv_own:
+            shadowed_names.add(key)
+            effective.setdefault(key, []).append((first.version, "metadata", first.location))
+        if not present and not venv_own:
+            findings.append(Finding("stale-metadata", "low", _stale_message(first, watched),
+                                    distribution=first.name))
+    return distributions
+
+
+def _violation_finding(v):
+    return Finding(
+        "requirement-violated", "high" if v["consumer_class"] == "distro" else "medium",
+        "%s %s (%s) requires '%s', but %s %s" % (
+            v["consumer"], v["consumer_version"] or "", v["consumer_class"],
+            v["requirement"], v["requires"],
+            "is imported as %s" % v["installed"] if "import" in v["seen_by"]
+            else "is %s (its metadata)" % v["installed"]),
+        consumer=v["consumer"], requires=v["requires"])
+
+
+def _violations(names, effective, order, by_name):
+    """Requirements on the shadowed distributions, by the distributions pip sees
+    (the first per name) and by every distro distribution, checked against
+    the version imported and the version whose metadata is seen."""
+    consumers = []
+    seen = set()
+    for key in order:
+        copies = by_name[key]
+        chosen = [copies[0]] + [c for c in copies[1:] if c[2] == "distro"]
+        for index, dist, cls in chosen:
+            ident = os.path.realpath(dist.path)
+            if ident not in seen:
+                seen.add(ident)
+                consumers.append((index, dist, cls))
+    out = []
+    done = {}
+    for _index, dist, cls in consumers:
+        for text in dist.requires():
+            wanted = distinfo.canonicalize(distinfo.requirement_name(text))
+            if wanted not in names or wanted == dist.canonical_name:
+                continue
+            for version, how, location in effective.get(wanted, ()):
+                status, detail = distinfo.check_requirement(text, version)
+                if status != "violated":
+                    continue
+                key = (os.path.realpath(dist.path), text.strip(), version)
+                if key in done:
+                    done[key]["seen_by"].append(how)
+                    continue
+                done[key] = {
+                    "consumer": dist.name,
+                    "consumer_version": dist.version,
+                    "consumer_class": cls,
+                    "consumer_metadata": dist.path,
+                    "requirement": text.strip(),
+                    "requires": wanted,
+                    "installed": version,
+                    "installed_location": location,
+                    "seen_by": [how],
+                    "status": status,
+                    "detail": detail,
+                }
+                out.append(done[key])
+    return out

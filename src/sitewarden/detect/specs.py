@@ -1,0 +1,62 @@
+"""Facts about module specs found in one directory, shared by the runtime shadow check,
+its cases and ``check``'s collectors (``PathFinder`` asked about a single entry)."""
+
+import os
+import sys
+
+
+def _path_finder():
+    external = sys.modules.get("_frozen_importlib_external")
+    finder = getattr(external, "PathFinder", None)
+    if finder is None:
+        from importlib.machinery import PathFinder as finder  # only without the frozen one
+    return finder
+
+
+def find_in(fullname, entry):
+    """The spec ``PathFinder`` finds for ``fullname`` in the one directory
+    ``entry`` (a ``sys.path`` entry, or a package portion for a submodule)."""
+    try:
+        return _path_finder().find_spec(fullname, [entry])
+    except Exception:
+        return None
+
+
+def is_regular(spec):
+    """A module or a regular package (not a namespace portion)."""
+    return (spec is not None and spec.loader is not None
+            and spec.origin not in (None, "namespace"))
+
+
+def copy_path(spec):
+    """A package's directory, or a module's file."""
+    origin = spec.origin
+    if spec.submodule_search_locations is not None and origin and \
+            os.path.basename(origin).startswith("__init__."):
+        return os.path.dirname(origin)
+    return origin
+
+
+def same_file(a, b):
+    if not a or not b:
+        return False
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except Exception:
+        return a == b
+
+
+def pkgutil_style(spec):
+    """A regular package whose ``__init__`` extends its ``__path__`` over
+    every portion (``pkgutil.extend_path``, ``pkg_resources.declare_namespace``)."""
+    try:
+        with open(spec.origin, "rb") as f:
+            head = f.read(8192)
+    except Exception:
+        return False
+    return b"extend_path" in head or b"declare_namespace" in head
+
+
+def portion(entry, name):
+    """The directory of package ``name`` (dotted) inside ``entry``."""
+    return os.path.join(entry or os.curdir, *name.split("."))

@@ -1,0 +1,99 @@
+"""The package's import graph (issue 10): no cycle between sitewarden's modules.
+
+Module-level imports are what Python runs at import time, so a cycle there can leave a
+half-initialised module behind; function-local ones are counted too, because a cycle of
+either kind means two modules that cannot be understood, or moved, one without the other.
+The graph is read from the source (an AST walk), the vendored ``packaging`` left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sitewarden
+
+PACKAGE = Path(sitewarden.__file__).resolve().parent
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))
+            if "_vendor" not in p.parts and "_hooks" not in p.parts}
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = importer.split(".")
+    if not is_package:
+        base.pop()
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """sitewarden module -> the sitewarden modules it imports (anywhere in its source)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(name, is_package, node)
+                targets = [base + "." + alias.name for alias in node.names] + [base]
+            for target in targets:
+                # ``from . import x`` names a module; ``from .x import y`` names x.
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                # A module's own packages are imported before it anyway: no edge.
+                if target and target != name and not name.startswith(target + "."):
+                    graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle as a list of modules (first == last), or [] when there is none."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return []
+
+
+def test_graph_is_read():
+    graph = import_graph()
+    assert "sitewarden.cli.main" in graph and graph["sitewarden.cli.main"], graph
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
