@@ -12,6 +12,7 @@ startup, as happened to virtualenv and setuptools.
 """
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,100 @@ def test_imported_after_startup_does_not_activate():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split(None, 2)[:2] == ["False", "True"]
     assert proc.stdout.split(None, 2)[2].strip() == "[]"
+
+
+# ------------------------------------------------------------------ inside an installer
+
+#: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
+#: the startup modules, the damage check, and the guard's modules pip's hooks import.
+REFUSED_PIP_LOADS = {
+    "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
+    "sitewarden.guard", "sitewarden.guard.damage", "sitewarden.guard.patching",
+    "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
+    "sitewarden.guard.scheme_guard", "sitewarden.guard.marker",
+    "sitewarden.guard.install_report",
+}
+
+#: Run in the guarded interpreter: pip's command line, with sys.modules noted at the
+#: first write of the refusal.
+REFUSED_PIP = """\
+import json, runpy, sys
+seen = []
+class Stderr:
+    def __init__(self, stream):
+        self.stream = stream
+    def write(self, text):
+        if not seen and "externally-managed-environment" in text:
+            seen.append(sorted(m for m in sys.modules if m.split(".")[0] == "sitewarden"))
+        return self.stream.write(text)
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+sys.argv = ["pip", "install", "--no-index", "six"]
+try:
+    runpy.run_module("pip", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    print(json.dumps({"status": exc.code, "loaded": seen[0] if seen else None}))
+"""
+
+
+def test_refused_pip_install_loads_a_fixed_set_of_guard_modules(make_hermetic, tmp_path):
+    """A refused ``pip install`` loads exactly :data:`REFUSED_PIP_LOADS` of sitewarden
+    by the time its refusal is printed (no ``detect/``, no CLI, no ``api/``)."""
+    import subprocess
+    import sys
+
+    from harness import pip_dir, pip_versions_for, pyenv_interpreters
+
+    interp = pyenv_interpreters()[-1]
+    hp = make_hermetic(interp)
+    proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
+                           str(hp.executable)], env=hp.env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    script = tmp_path / "refused_pip.py"
+    script.write_text(REFUSED_PIP)
+    script.chmod(0o644)
+    tmp_path.chmod(0o755)
+    pip = pip_dir(pip_versions_for(interp.version)[-1])
+    proc = hp.run([str(script)], env={"PYTHONPATH": str(pip)})
+    assert "externally-managed-environment" in proc.stderr, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["status"] == 1
+    assert set(result["loaded"]) == REFUSED_PIP_LOADS
+
+
+def _guard_imports():
+    """``guard`` module -> the ``guard`` modules it imports (module level or not)."""
+    graph = {}
+    for path in sorted((SRC / "guard").glob("*.py")):
+        name = path.stem
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level != 1:
+                continue
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+        graph[name] = found - {name}
+    return graph
+
+
+def test_guard_import_graph_has_no_cycle():
+    graph = _guard_imports()
+    assert {"patching", "policy", "refusal", "damage"} <= set(graph)
+    assert "patching" in graph["pip_guard"] and "policy" in graph["pip_guard"]
+    done, path = set(), []
+
+    def visit(name):
+        assert name not in path, "import cycle in guard/: %s" % " -> ".join(path + [name])
+        if name in done or name not in graph:
+            return
+        path.append(name)
+        for other in sorted(graph[name]):
+            visit(other)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name)
