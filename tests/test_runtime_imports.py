@@ -12,6 +12,7 @@ startup, as happened to virtualenv and setuptools.
 """
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -186,55 +187,6 @@ def test_imported_after_startup_does_not_activate():
     assert proc.stdout.split(None, 2)[2].strip() == "[]"
 
 
-def _detect_imports(local_too):
-    """``{module: {detect modules it imports}}`` (``local_too``: function-local imports too)."""
-    graph = {}
-    for path in sorted((SRC / "detect").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        nodes = ast.walk(tree) if local_too else tree.body
-        names = set()
-        for node in nodes:
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    names.add(node.module.split(".")[0])
-                else:
-                    names.update(a.name for a in node.names)
-        graph[path.stem] = names & {p.stem for p in (SRC / "detect").glob("*.py")}
-    return graph
-
-
-def _cycle(graph):
-    state = {}
-
-    def visit(node, stack):
-        state[node] = "open"
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == "open":
-                return stack + [node, nxt]
-            if nxt not in state:
-                found = visit(nxt, stack + [node])
-                if found:
-                    return found
-        state[node] = "done"
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node, [])
-            if found:
-                return found
-    return None
-
-
-def test_detect_import_graph_has_no_cycle():
-    """``detect``'s modules import each other at module level without a cycle.  The
-    function-local imports (each with its reason on the line) are deferred loads, and
-    make no cycle either (``shadowing`` loads ``cases`` once a copy shadows; both use
-    ``specs``)."""
-    assert _cycle(_detect_imports(local_too=False)) is None
-    assert _cycle(_detect_imports(local_too=True)) is None
-
-
 #: Every module the first shadowed import loads in a hermetic guarded interpreter
 #: (3.13): sitewarden's own (any version), and the standard library's, including what
 #: showing a warning loads.  Adding an import to ``detect/`` changes it, deliberately.
@@ -267,3 +219,61 @@ def test_first_shadowed_import_loads_a_fixed_set(guarded):
     stdlib = FIRST_SHADOW_STDLIB.get(tuple(g.version[:2]))
     if stdlib is not None:
         assert {m for m in loaded if not m.startswith("sitewarden")} == stdlib
+# ------------------------------------------------------------------ inside an installer
+
+#: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
+#: the startup modules, the damage check, and the guard's modules pip's hooks import.
+REFUSED_PIP_LOADS = {
+    "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
+    "sitewarden.guard", "sitewarden.guard.damage", "sitewarden.guard.patching",
+    "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
+    "sitewarden.guard.scheme_guard", "sitewarden.guard.marker",
+    "sitewarden.guard.install_report",
+}
+
+#: Run in the guarded interpreter: pip's command line, with sys.modules noted at the
+#: first write of the refusal.
+REFUSED_PIP = """\
+import json, runpy, sys
+seen = []
+class Stderr:
+    def __init__(self, stream):
+        self.stream = stream
+    def write(self, text):
+        if not seen and "externally-managed-environment" in text:
+            seen.append(sorted(m for m in sys.modules if m.split(".")[0] == "sitewarden"))
+        return self.stream.write(text)
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+sys.argv = ["pip", "install", "--no-index", "six"]
+try:
+    runpy.run_module("pip", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    print(json.dumps({"status": exc.code, "loaded": seen[0] if seen else None}))
+"""
+
+
+def test_refused_pip_install_loads_a_fixed_set_of_guard_modules(make_hermetic, tmp_path):
+    """A refused ``pip install`` loads exactly :data:`REFUSED_PIP_LOADS` of sitewarden
+    by the time its refusal is printed (no ``detect/``, no CLI, no ``api/``)."""
+    import subprocess
+    import sys
+
+    from harness import pip_dir, pip_versions_for, pyenv_interpreters
+
+    interp = pyenv_interpreters()[-1]
+    hp = make_hermetic(interp)
+    proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
+                           str(hp.executable)], env=hp.env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    script = tmp_path / "refused_pip.py"
+    script.write_text(REFUSED_PIP)
+    script.chmod(0o644)
+    tmp_path.chmod(0o755)
+    pip = pip_dir(pip_versions_for(interp.version)[-1])
+    proc = hp.run([str(script)], env={"PYTHONPATH": str(pip)})
+    assert "externally-managed-environment" in proc.stderr, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["status"] == 1
+    assert set(result["loaded"]) == REFUSED_PIP_LOADS

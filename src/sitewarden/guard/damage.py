@@ -106,11 +106,11 @@ def spec(finder, fullname, path, target, hook):
     problem = damage()
     if not problem:
         try:
-            from .patching import spec_with_hook
+            from .patching import with_hook  # not at module level: patching.py may be missing
         except ImportError as exc:
             problem = "%s cannot be imported: %s" % ("sitewarden.guard.patching", exc)
         else:
-            return spec_with_hook(finder, fullname, path, target, hook)
+            return with_hook(_real_spec(finder, fullname, path, target), hook)
     if fullname not in INSTALLERS:
         return None
     real = _real_spec(finder, fullname, path, target)
@@ -121,6 +121,7 @@ def spec(finder, fullname, path, target, hook):
 
 
 def _real_spec(finder, fullname, path, target):
+    """The spec the rest of ``sys.meta_path`` gives for ``fullname``."""
     for other in list(sys.meta_path):
         find = getattr(other, "find_spec", None)
         if other is finder or find is None:

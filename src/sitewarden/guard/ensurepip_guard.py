@@ -10,18 +10,17 @@ before running its bundled pip (python/cpython#118384), so the guard reads
 ``--break-system-packages`` to that pip itself.  Runtime module.
 """
 
-
+from ..api.categories import ExternallyManagedError
+from . import policy, refusal, scheme_guard
+from .marker import scheme_paths
+from .patching import wrap_once
 
 _state = {"cli": False, "overridden": False}
-_NOTHING = object()
 
 
 def _refuse(text):
-    from ..api.categories import ExternallyManagedError
-    from . import refusal
-
     if _state["cli"]:
-        refusal._write(text)
+        refusal.write(text)
         return refusal.PIP_ERROR_STATUS
     raise ExternallyManagedError(text)
 
@@ -29,73 +28,43 @@ def _refuse(text):
 def _landing_dirs(root, user):
     """Where ensurepip's pip puts itself: the default scheme's (or the user
     scheme's) purelib and platlib, under ``root`` when given."""
-    import sysconfig
-
-    from . import scheme_guard
-    from .marker import default_scheme
-
-    if user:
-        preferred = getattr(sysconfig, "get_preferred_scheme", None)
-        scheme = preferred("user") if preferred is not None else "posix_user"
-    else:
-        scheme = default_scheme()
-    paths = sysconfig.get_paths(scheme)
+    paths = scheme_paths("user" if user else None)
     return [scheme_guard.change_root(root, paths.get(k)) for k in ("purelib", "platlib")]
 
 
-def on_module(module):
-    bootstrap = getattr(module, "_bootstrap", None)
-    if bootstrap is None or getattr(bootstrap, "_sitewarden_original", None) is not None:
-        return
-
+def _bootstrap(bootstrap):
     def _bootstrap(*args, **kwargs):
-        from . import refusal, scheme_guard
-        from .marker import in_virtualenv
+        _state["overridden"] = refusal.override_active()
+        decision = policy.decide("ensurepip", lambda: scheme_guard.judge(
+            _landing_dirs(kwargs.get("root"), kwargs.get("user", False))), _state["overridden"])
+        if decision.refusal is not None:
+            return _refuse(decision.refusal)
+        return decision.run(bootstrap, *args, **kwargs)
 
-        _state["overridden"] = refusal.override_active("install")
-        if in_virtualenv():
-            return bootstrap(*args, **kwargs)
-        verdict, directory = scheme_guard.judge(
-            _landing_dirs(kwargs.get("root"), kwargs.get("user", False)))
-        if verdict == "protected":
-            own = scheme_guard.own_dirs()
-            return _refuse(refusal.protected_message(directory, own[0] if own else None))
-        if verdict is None:
-            return bootstrap(*args, **kwargs)
-        if refusal.applies() and not _state["overridden"]:
-            return _refuse(refusal.message(installer="ensurepip"))
-        scheme_guard.arm()
-        inherited = refusal.allow_children() if _state["overridden"] else _NOTHING
+    return _bootstrap
+
+
+def _main(main):
+    def _main(*args, **kwargs):
+        _state["cli"] = True
         try:
-            return bootstrap(*args, **kwargs)
+            return main(*args, **kwargs)
         finally:
-            if inherited is not _NOTHING:
-                refusal.restore_children(inherited)
+            _state["cli"] = False
 
-    _bootstrap._sitewarden_original = bootstrap
-    module._bootstrap = _bootstrap
+    return _main
 
-    main = getattr(module, "_main", None)
-    if main is not None:
-        def _main(*args, **kwargs):
-            _state["cli"] = True
-            try:
-                return main(*args, **kwargs)
-            finally:
-                _state["cli"] = False
 
-        _main._sitewarden_original = main
-        module._main = _main
+def _run_pip(run_pip):
+    def _run_pip(args, *rest, **kwargs):
+        if _state["overridden"] and args and args[0] == "install" and refusal.FLAG not in args:
+            args = list(args) + [refusal.FLAG]
+        return run_pip(args, *rest, **kwargs)
 
-    run_pip = getattr(module, "_run_pip", None)
-    if run_pip is not None:
-        def _run_pip(args, *rest, **kwargs):
-            from .refusal import FLAG
+    return _run_pip
 
-            if _state["overridden"] and args and args[0] == "install" and FLAG not in args:
-                args = list(args) + [FLAG]
-            return run_pip(args, *rest, **kwargs)
 
-        _run_pip._sitewarden_original = run_pip
-        module._run_pip = _run_pip
-
+def on_module(module):
+    if wrap_once(module, "_bootstrap", _bootstrap) is not None:
+        wrap_once(module, "_main", _main)
+        wrap_once(module, "_run_pip", _run_pip)

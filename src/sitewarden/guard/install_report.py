@@ -26,14 +26,13 @@ json.dump({"cases": cases, "violations": data["violations"]}, sys.stdout)
 
 def preload():
     """Import what :func:`report` needs before pip's installation starts."""
-    import json  # noqa: F401
-    import subprocess  # noqa: F401
+    import json  # noqa: F401  (stdlib: before pip 26.3 refuses imports)
+    import subprocess  # noqa: F401  (stdlib: before pip 26.3 refuses imports)
 
 
 def _package_root():
-    import sitewarden
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(sitewarden.__file__)))
+    """The directory that holds the ``sitewarden`` package (this is its guard/...)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def collect(timeout=60):

@@ -11,6 +11,10 @@ allowed install there, what it left shadowed is reported.  Runtime module.
 
 import sys
 
+from ..api.categories import ExternallyManagedError
+from . import policy, refusal, scheme_guard
+from .patching import wrap_once
+
 
 def _from_command_line():
     main = sys.modules.get("__main__")
@@ -19,57 +23,32 @@ def _from_command_line():
 
 
 def _refuse(text):
-    from ..api.categories import ExternallyManagedError
-    from . import refusal
-
     if _from_command_line():
-        refusal._write(text)
+        refusal.write(text)
         raise SystemExit(refusal.PIP_ERROR_STATUS)
     raise ExternallyManagedError(text)
 
 
-def _check(destination):
-    """Refuse, or arm the scheme guard; True when the install goes into the interpreter."""
-    from . import refusal, scheme_guard
-    from .marker import in_virtualenv
-
-    if in_virtualenv():
-        return False
+def _judge(destination):
+    """:func:`scheme_guard.judge` of the destination's purelib and platlib, under its
+    ``destdir`` when it has one."""
     scheme = getattr(destination, "scheme_dict", None) or {}
     destdir = getattr(destination, "destdir", None)
-    paths = [scheme_guard.change_root(destdir, p) if p else p
-             for p in (scheme.get("purelib"), scheme.get("platlib"))]
-    verdict, directory = scheme_guard.judge(paths)
-    if verdict == "protected":
-        from .scheme_guard import own_dirs
+    return scheme_guard.judge([scheme_guard.change_root(destdir, p) if p else p
+                               for p in (scheme.get("purelib"), scheme.get("platlib"))])
 
-        own = own_dirs()
-        _refuse(refusal.protected_message(directory, own[0] if own else None))
-    if verdict is None:
-        return False
-    if refusal.applies() and not refusal.override_active("install"):
-        _refuse(refusal.message(installer="installer"))
-    scheme_guard.arm()
-    return True
+
+def _install(install):
+    def wrapped(source, destination, *args, **kwargs):
+        decision = policy.decide("installer", lambda: _judge(destination))
+        if decision.refusal is not None:
+            _refuse(decision.refusal)
+        result = install(source, destination, *args, **kwargs)
+        decision.report()
+        return result
+
+    return wrapped
 
 
 def on_core_module(module):
-    install = getattr(module, "install", None)
-    if install is None or getattr(install, "_sitewarden_original", None) is not None:
-        return
-
-    def wrapped(source, destination, *args, **kwargs):
-        into_interpreter = _check(destination)
-        result = install(source, destination, *args, **kwargs)
-        if into_interpreter:
-            try:
-                from . import install_report, scheme_guard
-
-                install_report.report(None, scheme_guard.written())
-            except Exception:
-                pass
-        return result
-
-    wrapped._sitewarden_original = install
-    wrapped.__doc__ = install.__doc__
-    module.install = wrapped
+    wrap_once(module, "install", _install)

@@ -36,7 +36,7 @@ def in_virtualenv():
 
 def default_scheme():
     """The sysconfig scheme installers write to by default (Debian: ``posix_local``)."""
-    import sysconfig
+    import sysconfig  # stdlib, deferred: a module level holds os and sys only
 
     getter = getattr(sysconfig, "get_default_scheme", None)  # 3.10+
     if getter is None:
@@ -44,11 +44,22 @@ def default_scheme():
     return getter()
 
 
+def scheme_paths(scheme=None, vars=None):
+    """sysconfig's paths of ``scheme``: None, the default one; ``"user"``, the
+    preferred user scheme (``posix_user`` before 3.10)."""
+    import sysconfig  # stdlib, deferred: a module level holds os and sys only
+
+    if scheme is None:
+        scheme = default_scheme()
+    elif scheme == "user":
+        preferred = getattr(sysconfig, "get_preferred_scheme", None)
+        scheme = preferred("user") if preferred is not None else "posix_user"
+    return sysconfig.get_paths(scheme, vars=vars)
+
+
 def marker_path():
     """Where PEP 668 says the marker lives: the default scheme's ``stdlib`` path."""
-    import sysconfig
-
-    return os.path.join(sysconfig.get_path("stdlib", default_scheme()), MARKER_NAME)
+    return os.path.join(scheme_paths()["stdlib"], MARKER_NAME)
 
 
 def marker_exists(path=None):
@@ -76,13 +87,13 @@ def message_language(environ=None):
     try:
         # The query costs nothing; importing ``locale`` (re, enum...) costs milliseconds
         # and is only needed to parse a locale that the process actually set.
-        import _locale
+        import _locale  # built in, asked only for a message's language
 
         category = getattr(_locale, "LC_MESSAGES", None)
         if category is None:  # Windows
             return None
         if _locale.setlocale(category) not in ("C", "POSIX"):
-            import locale
+            import locale  # stdlib, costly: only to parse a locale the process set
 
             lang = locale.getlocale(category)[0]
             if lang:
@@ -164,7 +175,7 @@ def _describe(exc):
 def _parse(path, lang):
     if os.path.isdir(path):
         return Marker(path, True, problem="it is a directory")
-    import stat
+    import stat  # stdlib, only when a marker is read
 
     try:
         # O_NONBLOCK: a FIFO named EXTERNALLY-MANAGED must not block the reader forever.
@@ -181,7 +192,7 @@ def _parse(path, lang):
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return Marker(path, True, problem="not valid UTF-8")
-    import configparser
+    import configparser  # stdlib, only when a marker is parsed
 
     parser = configparser.ConfigParser(interpolation=None)
     try:

@@ -1,15 +1,17 @@
 """Patch a module right after it executes, by wrapping its loader's ``exec_module``.
 
-The finder calls :func:`spec_with_hook` for a watched module name: it asks the
-other finders for the real spec, then arranges for ``after(module)`` to run
-once the module's code has run.  Nothing is patched before the module exists
-and nothing is imported that the process did not import itself.  Modelled on
+For a watched module name, the finder (through ``damage.spec``, which asks the
+other finders for the real spec) calls :func:`with_hook`: it arranges for
+``after(module)`` to run once the module's code has run.  Nothing is patched
+before the module exists and nothing is imported that the process did not
+import itself.  Modelled on
 virtualenv's ``_virtualenv.py``: per-module file loaders are wrapped in
 place; shared, read-only or legacy loaders (``zipimport``, which on 3.8/3.9
 has no ``exec_module``) get a forwarding proxy.
-"""
 
-import sys
+Inside a patched module, :func:`wrap_once` replaces one of its functions (or a
+method of one of its classes) with a wrapper, once.
+"""
 
 from .. import _call
 
@@ -39,20 +41,6 @@ class _HookedLoader:
         return getattr(self._sitewarden_loader, name)
 
 
-def find_real_spec(finder, fullname, path, target):
-    """The spec the rest of ``sys.meta_path`` gives for ``fullname``."""
-    for other in list(sys.meta_path):
-        if other is finder:
-            continue
-        find_spec = getattr(other, "find_spec", None)
-        if find_spec is None:
-            continue
-        spec = find_spec(fullname, path, target)
-        if spec is not None:
-            return spec
-    return None
-
-
 def _named(name):
     """A ``HOOKS`` value, ``"module:function"``, run through sitewarden's one resolver."""
 
@@ -62,14 +50,14 @@ def _named(name):
     return after
 
 
-def spec_with_hook(finder, fullname, path, target, after):
-    """The real spec of ``fullname``, with ``after(module)`` run once it executed.
+def with_hook(spec, after):
+    """``spec`` (the one the other finders gave), with ``after(module)`` run once
+    the module executed.
 
     ``after`` is a callable or a ``"module:function"`` name inside sitewarden.
     """
     if isinstance(after, str):
         after = _named(after)
-    spec = find_real_spec(finder, fullname, path, target)
     if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):
         return spec
     loader = spec.loader
@@ -92,3 +80,26 @@ def spec_with_hook(finder, fullname, path, target, after):
             pass
     spec.loader = _HookedLoader(loader, after)
     return spec
+
+
+def wrap_once(owner, name, make, inherited=True):
+    """Replace ``owner.<name>`` (a module's function, a class's method) by
+    ``make(original)``, once: nothing when it is missing or already a wrapper.
+
+    The wrapper gets the original's name, qualified name and docstring, and keeps
+    the original as ``_sitewarden_original`` (how a second import, or a subclass,
+    finds it wrapped) and ``__wrapped__``.  With ``inherited=False`` only a
+    method the class itself defines is wrapped.  Returns the wrapper, or None.
+    """
+    original = getattr(owner, name, None) if inherited else vars(owner).get(name)
+    if original is None or getattr(original, "_sitewarden_original", None) is not None:
+        return None
+    wrapper = make(original)
+    for attribute in ("__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(wrapper, attribute, getattr(original, attribute))
+        except (AttributeError, TypeError):
+            pass
+    wrapper.__wrapped__ = wrapper._sitewarden_original = original
+    setattr(owner, name, wrapper)
+    return wrapper

@@ -28,6 +28,10 @@ Runtime module: imported only when pip is.
 import os
 import sys
 
+from . import install_report, policy, refusal, scheme_guard
+from .marker import in_virtualenv, scheme_paths
+from .patching import wrap_once
+
 _state = {"refused_dists": [], "command": None}
 
 
@@ -60,26 +64,19 @@ def _landing_dirs(options):
 
 def _sysconfig_landing_dirs(kwargs):
     """The same answer from sysconfig, when pip's function cannot be found."""
-    import sysconfig
-
-    from . import scheme_guard
-    from .marker import default_scheme
-
     if kwargs["prefix"]:
-        paths = sysconfig.get_paths("posix_prefix", vars={
+        paths = scheme_paths("posix_prefix", vars={
             "base": kwargs["prefix"], "platbase": kwargs["prefix"]})
     elif kwargs["user"]:
-        paths = sysconfig.get_paths("posix_user")
+        paths = scheme_paths("posix_user")
     else:
-        paths = sysconfig.get_paths(default_scheme())
+        paths = scheme_paths()
     return [scheme_guard.change_root(kwargs["root"], paths.get(k)) for k in ("purelib", "platlib")]
 
 
 def _verdict(command, options):
     """``(verdict, directory)`` of :func:`scheme_guard.judge` for this command: where
     its files land, whatever the options that say so."""
-    from . import scheme_guard
-
     if command == "uninstall":
         return "interpreter", None
     if getattr(options, "dry_run", False) and getattr(options, "json_report_file", None):
@@ -96,120 +93,83 @@ def _verdict(command, options):
 # ------------------------------------------------------------------ commands
 
 
-def _wrap_main(cls):
+def _main(original):
     """Make pips older than 23.0.1 accept ``--break-system-packages``.
 
     The option is added to the command's own parser, with pip 23's ``dest``,
     so pip's configuration machinery also maps ``PIP_BREAK_SYSTEM_PACKAGES``
     and ``break-system-packages = true`` onto it, on every pip.
     """
-    original = cls.main
 
     def main(self, args, *rest, **kw):
-        from .refusal import FLAG
-
         parser = getattr(self, "parser", None)
-        if parser is not None and parser.get_option(FLAG) is None:
-            import optparse
+        if parser is not None and parser.get_option(refusal.FLAG) is None:
+            import optparse  # stdlib, imported by pip's own parser already: only the name
 
             parser.add_option(optparse.Option(
-                FLAG, dest="override_externally_managed", action="store_true", default=False,
-                help="Allow pip to modify an EXTERNALLY-MANAGED Python installation "
-                "(added by sitewarden)"))
+                refusal.FLAG, dest="override_externally_managed", action="store_true",
+                default=False, help="Allow pip to modify an EXTERNALLY-MANAGED Python "
+                "installation (added by sitewarden)"))
         return original(self, args, *rest, **kw)
 
-    main._sitewarden_original = original
-    cls.main = main
+    return main
 
 
-def _preload():
-    """Import now everything the guard may need later: pip 26.3 refuses new
-    imports once installation has started."""
-    import errno  # noqa: F401
-    import optparse  # noqa: F401
+def _run(command):
+    """pip's ``run``, decided by the guard first (pip 23's own check is skipped, see
+    :func:`_skip_own_check`): pip 23.0 has no override, pip 23+ lets a damaged
+    marker and destinations that resolve into the interpreter through."""
 
-    from . import marker, refusal, scheme_guard  # noqa: F401
-
-    try:
-        from . import install_report
-
-        install_report.preload()
-    except Exception:
-        pass
-
-
-def _wrap_run(cls, command):
-    original = cls.run
-
-    def run(self, options, args, *rest, **kw):
-        _preload()
-        from . import refusal, scheme_guard
-        from .marker import in_virtualenv
-
-        overridden = bool(getattr(options, "override_externally_managed", False)) or (
-            refusal.inherited_override())
-        venv = in_virtualenv()
-        verdict = None
-        if not venv:
-            # The guard decides for every pip (pip 23's own check is skipped, below):
-            # pip 23.0 has no override, pip 23+ lets a damaged marker and destinations
-            # that resolve into the interpreter through.
-            verdict, directory = _verdict(command, options)
-            if verdict == "protected":
-                refusal.write_protected(directory)
+    def wrap(original):
+        def run(self, options, args, *rest, **kw):
+            try:  # pip 26.3 refuses new imports once it installs: the report's, now
+                install_report.preload()
+            except Exception:
+                pass
+            overridden = bool(getattr(options, "override_externally_managed", False)) or (
+                refusal.inherited_override())
+            decision = policy.decide("pip", lambda: _verdict(command, options), overridden,
+                                     arm_elsewhere=True)
+            if decision.refusal is not None:
+                refusal.write(decision.refusal)
                 return refusal.PIP_ERROR_STATUS
-            if verdict == "interpreter" and not overridden and refusal.applies():
-                refusal.write_message()
+            _state["refused_dists"] = []
+            _state["command"] = command
+            try:
+                status = decision.run(original, self, options, args, *rest, **kw)
+            finally:
+                _state["command"] = None
+            if command == "uninstall" and _state["refused_dists"]:
+                _report_distro_uninstall(_state["refused_dists"])
                 return refusal.PIP_ERROR_STATUS
-            scheme_guard.arm()
-        inherited = refusal.allow_children() if overridden and not venv else _NOTHING
-        _state["refused_dists"] = []
-        _state["command"] = command
-        try:
-            status = original(self, options, args, *rest, **kw)
-        finally:
-            _state["command"] = None
-            if inherited is not _NOTHING:
-                refusal.restore_children(inherited)
-        if command == "uninstall" and _state["refused_dists"]:
-            _report_distro_uninstall(_state["refused_dists"])
-            return refusal.PIP_ERROR_STATUS
-        if (command == "install" and status in (0, None) and verdict == "interpreter"
-                and not getattr(options, "quiet", 0)):
-            _report_shadowing()
-        return status
+            if command == "install" and status in (0, None) and not getattr(
+                    options, "quiet", 0):
+                decision.report()
+            return status
 
-    run._sitewarden_original = original
-    cls.run = run
+        return run
+
+    return wrap
 
 
-_NOTHING = object()
-
-
-def _skip_own_check(module):
+def _skip_own_check(check):
     """pip 23+'s ``check_externally_managed``, skipped while the guard's ``run``
     (which decided already, with the same semantics) is running: one decision,
     one report, on every pip."""
-    check = getattr(module, "check_externally_managed", None)
-    if check is None or getattr(check, "_sitewarden_original", None) is not None:
-        return
 
     def check_externally_managed(*args, **kwargs):
         if _state["command"] is not None:
             return None
         return check(*args, **kwargs)
 
-    check_externally_managed._sitewarden_original = check
-    module.check_externally_managed = check_externally_managed
+    return check_externally_managed
 
 
 def _patch_command(module, class_name, command):
-    _skip_own_check(module)
+    wrap_once(module, "check_externally_managed", _skip_own_check)
     cls = getattr(module, class_name, None)
-    if cls is None or getattr(cls.run, "_sitewarden_original", None) is not None:
-        return
-    _wrap_main(cls)
-    _wrap_run(cls, command)
+    if cls is not None and wrap_once(cls, "run", _run(command)) is not None:
+        wrap_once(cls, "main", _main)
 
 
 def on_install_module(module):
@@ -237,21 +197,12 @@ def _dist_from_frames():
     return None, None
 
 
-def on_misc_module(module):
-    """Teach ``is_local`` that distro directories are not pip's."""
-    original = getattr(module, "is_local", None)
-    if original is None or getattr(original, "_sitewarden_original", None) is not None:
-        return
-
+def _is_local(original):
     def is_local(path):
         if not original(path):
             return False
-        from .marker import in_virtualenv
-
         if in_virtualenv():
             return True
-        from . import scheme_guard
-
         root = scheme_guard.protected_root(path)
         if root is None:
             return True
@@ -260,8 +211,23 @@ def on_misc_module(module):
             _state["refused_dists"].append((name or os.path.basename(str(path)), version, root))
         return False
 
-    is_local._sitewarden_original = original
-    module.is_local = is_local
+    return is_local
+
+
+def on_misc_module(module):
+    """Teach ``is_local`` that distro directories are not pip's."""
+    wrap_once(module, "is_local", _is_local)
+
+
+def _uninstall_permitted(original):
+    def _permitted(self, path):
+        if not original(self, path):
+            return False
+        if in_virtualenv():
+            return True
+        return scheme_guard.protected_root(path) is None
+
+    return _permitted
 
 
 def on_req_uninstall_module(module):
@@ -269,23 +235,8 @@ def on_req_uninstall_module(module):
     in a protected directory is not pip's to remove, even if a local
     distribution's RECORD lists it."""
     cls = getattr(module, "UninstallPathSet", None)
-    permitted = getattr(cls, "_permitted", None) if cls is not None else None
-    if permitted is None or getattr(permitted, "_sitewarden_original", None) is not None:
-        return
-
-    def _permitted(self, path):
-        if not permitted(self, path):
-            return False
-        from .marker import in_virtualenv
-
-        if in_virtualenv():
-            return True
-        from . import scheme_guard
-
-        return scheme_guard.protected_root(path) is None
-
-    _permitted._sitewarden_original = permitted
-    cls._permitted = _permitted
+    if cls is not None:
+        wrap_once(cls, "_permitted", _uninstall_permitted)
 
 
 # ------------------------------------------------------------------ reports
@@ -308,9 +259,7 @@ def distro_tool(name):
 
 
 def _report_distro_uninstall(refused):
-    from .scheme_guard import own_dirs
-
-    own = own_dirs()
+    own = scheme_guard.own_dirs()
     local = own[0] if own else "the local site directory"
     seen = set()
     for name, version, root in refused:
@@ -326,12 +275,3 @@ def _report_distro_uninstall(refused):
         )
     sys.stderr.flush()
 
-
-def _report_shadowing():
-    """PEP 668's recommendation: say which distro packages this install shadows."""
-    try:
-        from . import install_report, scheme_guard
-
-        install_report.report(sys.stderr, scheme_guard.written())
-    except Exception:
-        pass

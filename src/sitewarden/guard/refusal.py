@@ -11,6 +11,9 @@ pip configuration file pip itself reads.
 import os
 import sys
 
+from ..settings import break_system_packages_env, is_true
+from . import marker
+
 FLAG = "--break-system-packages"
 CONFIG_KEY = "break-system-packages"
 #: Set by the guard, to its own process id, in a process whose install it
@@ -41,8 +44,6 @@ def pip_config_files(environ=None):
     explicit = environ.get("PIP_CONFIG_FILE")
     if explicit is not None and os.path.abspath(explicit) == os.devnull:
         return []
-    from ..settings import is_true
-
     if is_true(environ.get("PIP_ISOLATED", "")):
         files = []
     else:
@@ -64,9 +65,7 @@ def config_override(command, environ=None):
 
     pip applies ``[global]`` then the command's own section; a later file wins.
     """
-    import configparser
-
-    from ..settings import is_true
+    import configparser  # stdlib, read only when an override is looked for in pip's files
 
     value = None
     for path in pip_config_files(environ):
@@ -83,16 +82,14 @@ def config_override(command, environ=None):
     return value is not None and is_true(value)
 
 
-def override_active(command="install", environ=None):
-    """Is PEP 668 overridden for this ``command``, for installers other than pip
-    (pip reads its own flag, variable and configuration into its options)?"""
-    from ..settings import break_system_packages_env
-
+def override_active(environ=None):
+    """Is PEP 668 overridden for an install, for installers other than pip (pip
+    reads its own flag, variable and configuration into its options)?"""
     environ = os.environ if environ is None else environ
     if break_system_packages_env(environ) or inherited_override(environ):
         return True
     try:
-        return config_override(command, environ)
+        return config_override("install", environ)
     except Exception:
         return False
 
@@ -100,8 +97,6 @@ def override_active(command="install", environ=None):
 def applies():
     """Does the marker apply to this interpreter (outside a venv)?  Fails closed."""
     try:
-        from . import marker
-
         return marker.applies()
     except Exception:
         return sys.prefix == getattr(sys, "base_prefix", sys.prefix)
@@ -109,13 +104,9 @@ def applies():
 
 def _marker_lines():
     try:
-        from . import marker
-
         text = marker.read().message
     except Exception:
-        from .marker import DEFAULT_MESSAGE
-
-        text = DEFAULT_MESSAGE.format(reason="it could not be read")
+        text = marker.DEFAULT_MESSAGE.format(reason="it could not be read")
     lines = text.splitlines() or [""]
     body = "\u2570\u2500> " + lines[0] + "".join("\n    " + ln if ln else "\n" for ln in lines[1:])
     return ["\u00d7 This environment is externally managed", body]
@@ -144,24 +135,14 @@ def protected_message(directory, local=None):
     return "\n".join(lines)
 
 
-def _write(text, stream=None):
-    stream = sys.stderr if stream is None else stream
+def write(text):
+    """Print a refusal on stderr as pip does (with its fallback in an ASCII locale)."""
+    stream = sys.stderr
     try:
         stream.write(text + "\n")
     except UnicodeEncodeError:  # a C/ASCII locale: pip falls back the same way
         stream.write(text.replace("\u00d7", "x").replace("\u2570\u2500>", "+->") + "\n")
     stream.flush()
-
-
-def write_message(stream=None, installer="pip"):
-    _write(message(installer), stream)
-
-
-def write_protected(directory, stream=None):
-    from .scheme_guard import own_dirs
-
-    own = own_dirs()
-    _write(protected_message(directory, own[0] if own else None), stream)
 
 
 def inherited_override(environ=None):

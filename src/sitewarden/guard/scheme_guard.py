@@ -11,20 +11,19 @@ be removed, so the hook is added once and checks a flag.  Runtime module.
 import os
 import sys
 
-_state = {"armed": False, "hooked": False, "protected": None, "own": [], "refused": [],
-          "errno": None, "written": set()}
+from .marker import scheme_paths
+
+_state = {"armed": False, "hooked": False, "protected": None, "own": [], "errno": None,
+          "written": set()}
 
 
 def scheme_dirs():
     """``(own, protected)`` real paths: the directories installers of this
     interpreter may write to (the default scheme's purelib/platlib and the user
     site), and the stdlib plus every site directory that is not one of those."""
-    import site
-    import sysconfig
+    import site  # stdlib: loaded at startup, unless -S (then deferred to here)
 
-    from .marker import default_scheme
-
-    paths = sysconfig.get_paths(default_scheme())
+    paths = scheme_paths()
     own = [paths.get("purelib"), paths.get("platlib")]
     try:
         own.append(site.getusersitepackages())
@@ -80,12 +79,6 @@ def change_root(root, path):
     if not root:
         return path
     return os.path.join(root, os.path.splitdrive(path)[1].lstrip(os.sep))
-
-
-def targets_interpreter(paths):
-    """Would installing into ``paths`` change this interpreter's own site
-    directories (its scheme's, the user site's, or a distro's)?"""
-    return judge(paths)[0] is not None
 
 
 def _under(path, roots):
@@ -179,7 +172,6 @@ def _audit(event, args):
         root = protected_root(path, ancestors=event in _TREE_EVENTS)
         if root is not None:
             errno = _state["errno"]
-            _state["refused"].append((event, os.fsdecode(path)))
             raise PermissionError(
                 errno.EACCES,
                 "sitewarden: %s is in %s, which the installer must not change (PEP 668: "
@@ -212,7 +204,7 @@ def arm():
 
     Everything the hook needs is imported here: pip 26.3 refuses imports
     once installation has started."""
-    import errno
+    import errno  # stdlib, imported here: pip 26.3 refuses imports once it installs
 
     _state["errno"] = errno
     if not _state["hooked"]:
@@ -221,12 +213,3 @@ def arm():
     _state["own"], _state["protected"] = scheme_dirs()
     _state["written"] = set()
     _state["armed"] = True
-
-
-def disarm():
-    _state["armed"] = False
-
-
-def refused():
-    """``(event, path)`` pairs refused so far (for the installer's final report)."""
-    return list(_state["refused"])

@@ -15,62 +15,36 @@ pip already let through); ``setup.py`` rejects pip's option.  After an
 allowed install there, what it left shadowed is reported.  Runtime module.
 """
 
+import sys
 
-def _check(command, paths):
-    """Refuse (SystemExit 1 with pip's message) or arm the scheme guard; True when
-    the install goes into the interpreter (and is to be reported)."""
-    from . import refusal, scheme_guard
-    from .marker import in_virtualenv
-
-    if in_virtualenv():
-        return False
-    verdict, directory = scheme_guard.judge(paths)
-    if verdict == "protected":
-        refusal.write_protected(directory)
-        raise SystemExit(refusal.PIP_ERROR_STATUS)
-    if verdict is None:
-        return False
-    if refusal.applies() and not refusal.override_active("install"):
-        refusal.write_message(installer="setuptools")
-        raise SystemExit(refusal.PIP_ERROR_STATUS)
-    scheme_guard.arm()
-    return True
+from . import policy, refusal, scheme_guard
+from .patching import wrap_once
 
 
-def _report(cmd):
-    if getattr(getattr(cmd, "distribution", None), "verbose", 1) == 0:
-        return  # setup.py -q
-    try:
-        from . import install_report, scheme_guard
+def _run(paths_of):
+    """The command's ``run``, decided first by where its files land (``paths_of``)."""
 
-        install_report.report(None, scheme_guard.written())
-    except Exception:
-        pass
+    def wrap(run):
+        def wrapped(self, *args, **kwargs):
+            if getattr(self, "_sitewarden_checked", False):
+                return run(self, *args, **kwargs)
+            self._sitewarden_checked = True
+            decision = policy.decide("setuptools", lambda: scheme_guard.judge(paths_of(self)))
+            if decision.refusal is not None:
+                refusal.write(decision.refusal)
+                raise SystemExit(refusal.PIP_ERROR_STATUS)
+            result = run(self, *args, **kwargs)
+            if not _nested() and getattr(getattr(self, "distribution", None), "verbose", 1) != 0:
+                decision.report()  # not under setup.py -q
+            return result
 
+        return wrapped
 
-def _wrap_run(cls, paths_of):
-    run = cls.__dict__.get("run")
-    if run is None or getattr(run, "_sitewarden_original", None) is not None:
-        return
-
-    def wrapped(self, *args, **kwargs):
-        if getattr(self, "_sitewarden_checked", False):
-            return run(self, *args, **kwargs)
-        self._sitewarden_checked = True
-        into_interpreter = _check(cls.__name__, paths_of(self))
-        result = run(self, *args, **kwargs)
-        if into_interpreter and not _nested():
-            _report(self)
-        return result
-
-    wrapped._sitewarden_original = run
-    cls.run = wrapped
+    return wrap
 
 
 def _nested():
     """Only the outermost guarded command reports (``install`` runs ``easy_install``)."""
-    import sys
-
     frame = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_name == "wrapped" and frame.f_globals.get("__name__") == __name__:
@@ -88,22 +62,22 @@ def _install_dir(cmd):
     return [getattr(cmd, "install_dir", None)]
 
 
-def on_install_module(module):
-    cls = getattr(module, "install", None)
+def _patch(module, class_name, paths_of):
+    cls = getattr(module, class_name, None)
     if cls is not None:
-        _wrap_run(cls, _install_paths)
+        wrap_once(cls, "run", _run(paths_of), inherited=False)
+
+
+def on_install_module(module):
+    _patch(module, "install", _install_paths)
 
 
 def on_develop_module(module):
-    cls = getattr(module, "develop", None)
-    if cls is not None:
-        _wrap_run(cls, _install_dir)
+    _patch(module, "develop", _install_dir)
 
 
 def on_easy_install_module(module):
-    cls = getattr(module, "easy_install", None)
-    if cls is not None:
-        _wrap_run(cls, _install_dir)
+    _patch(module, "easy_install", _install_dir)
 
 
 __all__ = ["on_develop_module", "on_easy_install_module", "on_install_module"]

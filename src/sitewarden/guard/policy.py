@@ -1,0 +1,86 @@
+"""The refuse-or-arm policy every installer guard applies to one install.
+
+Outside a virtual environment, an install whose files land in the standard
+library or a distro directory is refused (PEP 668's second rule: no override
+lifts it); one that lands in the interpreter's own site directories is refused
+while the marker applies, unless overridden; else it is let through with the
+scheme guard armed (and, once it succeeded into the interpreter, reported).
+In a virtual environment, or when the files land elsewhere, it passes through
+untouched.  Each guard gives what differs: the installer's name (for the
+override its message names), where the files land, the override, and whether
+to refuse, write or raise.  Runtime module.
+"""
+
+from . import install_report, refusal, scheme_guard
+from .marker import in_virtualenv
+
+
+class Decision:
+    """What a guard does with one install: ``refusal`` is the message to refuse
+    it with (None: allowed); ``armed``, the scheme guard watches it; ``verdict``
+    is :func:`scheme_guard.judge`'s (``"interpreter"``: its files land in the
+    interpreter's own directories)."""
+
+    __slots__ = ("refusal", "verdict", "armed", "overridden")
+
+    def __init__(self, refusal=None, verdict=None, armed=False, overridden=False):
+        self.refusal = refusal
+        self.verdict = verdict
+        self.armed = armed
+        self.overridden = overridden
+
+    @property
+    def into_interpreter(self):
+        """Allowed into the interpreter's own directories: what it shadows is reported."""
+        return self.armed and self.verdict == "interpreter"
+
+    def run(self, installer, *args, **kwargs):
+        """Call ``installer``; an overridden install lets the installer subprocesses
+        it starts (builds, ``setup.py``, ensurepip's pip) through, for its duration
+        only (:data:`refusal.INHERITED`)."""
+        if not (self.armed and self.overridden):
+            return installer(*args, **kwargs)
+        previous = refusal.allow_children()
+        try:
+            return installer(*args, **kwargs)
+        finally:
+            refusal.restore_children(previous)
+
+    def report(self, stream=None):
+        """PEP 668's recommendation, after a successful install into the interpreter:
+        say which distro packages the entries it wrote now shadow.  Never raises."""
+        if not self.into_interpreter:
+            return
+        try:
+            install_report.report(stream, scheme_guard.written())
+        except Exception:
+            pass
+
+
+def decide(installer, judge, overridden=None, arm_elsewhere=False):
+    """The :class:`Decision` for one install by ``installer`` (``"pip"``,
+    ``"ensurepip"``, ``"setuptools"``, ``"installer"``: the override its message
+    names, see :func:`refusal.message`).
+
+    ``judge()`` gives ``(verdict, directory)`` as :func:`scheme_guard.judge` does,
+    for where this install's files land; it is asked outside a virtual environment
+    only.  ``overridden``: PEP 668 is overridden for it (None: ask
+    :func:`refusal.override_active` when it matters).  ``arm_elsewhere``: arm the
+    scheme guard also when the files land elsewhere (pip: an upgrade or an
+    uninstall reaches into the distro's directories whatever its destination).
+    """
+    if in_virtualenv():
+        return Decision()
+    verdict, directory = judge()
+    if verdict == "protected":
+        own = scheme_guard.own_dirs()
+        return Decision(refusal.protected_message(directory, own[0] if own else None), verdict)
+    if verdict is None and not arm_elsewhere:
+        return Decision()
+    if verdict == "interpreter" and refusal.applies():
+        if overridden is None:
+            overridden = refusal.override_active()
+        if not overridden:
+            return Decision(refusal.message(installer), verdict)
+    scheme_guard.arm()
+    return Decision(None, verdict, True, bool(overridden))
