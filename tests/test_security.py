@@ -85,7 +85,7 @@ def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
     monkeypatch.setenv("XDG_CACHE_HOME", str(base))
     root = _cache_root(base)
     if case != "fresh":
-        assert payload._private_cache_root() == root
+        assert Path(payload._private_cache_dir()) == root
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
     if case == "group-writable":
@@ -109,7 +109,8 @@ def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
     elif case == "not a directory":
         root.rmdir()
         root.write_text("")
-    found = payload._private_cache_root()
+    found = payload._private_cache_dir()
+    found = None if found is None else Path(found)
     if case == "fresh":
         st = os.lstat(root)
         assert found == root and stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
@@ -117,7 +118,7 @@ def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
     else:
         assert found is None
     # Whatever the cache, the payload the probe runs is this user's, and only theirs to write.
-    used = payload.probe_payload()
+    used = Path(payload.payload_dir())
     st = os.lstat(used)
     assert st.st_uid == os.geteuid() and not st.st_mode & 0o022
     assert (found is not None) == (used.parent == root)

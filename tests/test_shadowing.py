@@ -493,7 +493,7 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
     from sitewarden.cli import payload
     from sitewarden.detect import probe
 
-    proc = subprocess.run([str(vpython), "-c", probe.BOOTSTRAP, str(payload.probe_payload()),
+    proc = subprocess.run([str(vpython), "-c", probe.BOOTSTRAP, payload.payload_dir(),
                            "check"], capture_output=True, text=True,
                           env=g.env({"SITEWARDEN_DISABLE": "1"}), cwd="/")
     report = json.loads(proc.stdout)

@@ -335,7 +335,7 @@ class GuardedPython:
         from sitewarden.cli import payload
         from sitewarden.detect import probe
 
-        root = payload.probe_payload()
+        root = payload.payload_dir()
         proc = self.python("-c", probe.BOOTSTRAP, str(root), "check",
                            env=dict(env or {}, SITEWARDEN_DISABLE="1"), cwd=cwd)
         assert proc.returncode == 0, proc.stderr

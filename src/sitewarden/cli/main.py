@@ -7,13 +7,13 @@ import sys
 
 from .. import __version__
 from . import deployed, targets
+from .errors import UsageError
 from .jsontext import dumps
 from .render import Style, render_check, render_status, render_status_all
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
     from typing import Any, Sequence
 
 EXAMPLES = """\
@@ -31,10 +31,6 @@ environment:
 
 exit status: 0 success / clean, 1 findings (check), 2 error
 """
-
-
-class UsageError(Exception):
-    """Reported as one line, exit status 2."""
 
 
 def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
@@ -94,113 +90,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
-
-
-def _target_for_change(args: argparse.Namespace) -> targets.Target:
-    """The install/uninstall target; refuses to guess when the CLI runs in a venv."""
-    if args.python is None:
-        from ..guard.marker import in_virtualenv
-
-        if in_virtualenv():
-            base = targets.base_interpreter_hint() or "/usr/bin/python3"
-            raise UsageError(
-                "sitewarden runs in a virtual environment (%s); the guard belongs in a base "
-                "interpreter, e.g.: sitewarden %s --python %s"
-                % (sys.prefix, args.command, base)
-            )
-    target = targets.probe_target(args.python)
-    venv = targets.venv_of(target)
-    if venv is not None:
-        base = targets.venv_base(venv) or "/usr/bin/python3"
-        raise UsageError(
-            "%s is the interpreter of the virtual environment %s; the guard belongs in a "
-            "base interpreter (deploying here would change the base's site directories "
-            "or guard nothing), e.g.: sitewarden %s --python %s"
-            % (target.executable, venv, args.command, base))
-    return target
-
-
-def _site_dir(args: argparse.Namespace, target: targets.Target) -> Path:
-    from pathlib import Path  # install and uninstall only
-
-    from . import deploy  # install and uninstall only: pathlib, contextlib...
-
-    if args.site_dir is not None:
-        site_dir = Path(os.path.abspath(args.site_dir))
-        deploy.validate_site_dir(target, site_dir)
-        return site_dir
-    return deploy.default_site_dir(target, args.user)
-
-
-def cmd_install(args: argparse.Namespace, style: Style) -> int:
-    from . import deploy  # install and uninstall only: pathlib, contextlib...
-
-    target = _target_for_change(args)
-    if args.hook == "sitecustomize" and args.user:
-        raise UsageError("--hook sitecustomize guards the whole interpreter; "
-                         "with --user use the default .pth hook")
-    site_dir = _site_dir(args, target)
-    packaged = [d for d in deploy.find_deployments(target) if d.installer == deploy.DPKG]
-    if packaged and args.site_dir is None and not args.user and \
-            deploy.read_deployment(site_dir) is None:
-        print("%s %s is guarded by the Debian package sitewarden %s (%s); nothing deployed."
-              % (style.good("already guarded:"), target.executable, packaged[0].version,
-                 packaged[0].site_dir))
-        print("  apt keeps that copy up to date. A copy in %s would come first on sys.path "
-              "and be the one loaded instead; to deploy one anyway: sitewarden install "
-              "--python %s --site-dir %s" % (site_dir, target.executable, site_dir))
-        return 0
-    dep = deploy.install(target, site_dir, args.hook)
-    how = "sitecustomize block in %s" % dep.manifest["sitecustomize"]["path"] \
-        if dep.hook == "sitecustomize" else ", ".join(deploy.HOOK_FILES[dep.hook])
-    print("%s sitewarden %s into %s" % (style.good("deployed"), __version__, site_dir))
-    print("  target: %s" % target.label)
-    print("  loaded by: %s" % how)
-    status = targets.startup_status(target)
-    if status.get("active"):
-        print("  active: %s (every start of %s loads it)"
-              % (style.good("yes"), target.executable))
-    else:
-        print("  active: %s: a fresh start of %s did not load it%s"
-              % (style.warn("no"), target.executable,
-                 " (user site disabled)" if args.user and not target.user_site_enabled else ""))
-    if packaged:
-        print("  %s the Debian package sitewarden %s (%s) guards %s too; one guard runs: "
-              "the copy first on sys.path (%s), the other stays silent. "
-              "`sitewarden uninstall` returns to the package's copy."
-              % (style.warn("note:"), packaged[0].version, packaged[0].site_dir,
-                 target.executable, status.get("module_file") or "none loaded"))
-    return 0
-
-
-def cmd_uninstall(args: argparse.Namespace, style: Style) -> int:
-    from . import deploy  # install and uninstall only: pathlib, contextlib...
-
-    target = _target_for_change(args)
-    site_dir = _site_dir(args, target)
-    # A sitecustomize block left without any runtime (no manifest records it) goes too.
-    blocks = [o["hook"] for o in deploy.find_orphans(target) if o["kind"] == "sitecustomize"]
-    if deploy.read_deployment(site_dir) is None:
-        if blocks and deploy.remove_orphaned_block(blocks[0]):
-            print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
-            return 0
-        elsewhere = ["%s%s" % (d.site_dir, " (the Debian package: apt remove sitewarden)"
-                               if d.installer == deploy.DPKG else "")
-                     for d in deploy.find_deployments(target)]
-        hint = ("; deployed in: %s (use --site-dir or --user)" % ", ".join(elsewhere)
-                if elsewhere else "")
-        raise UsageError("no sitewarden deployment in %s%s" % (site_dir, hint))
-    deployed_hook = deploy.read_deployment(site_dir).hook
-    removal = deploy.uninstall(site_dir)
-    print("%s sitewarden from %s" % (style.good("removed"), site_dir))
-    if args.hook is not None and deployed_hook and args.hook != deployed_hook:
-        print("  %s it was deployed with --hook %s, not %s; removed all the same"
-              % (style.warn("note:"), deployed_hook, args.hook))
-    for problem in removal.problems:
-        print("  %s %s" % (style.warn("note:"), problem))
-    if blocks and deploy.remove_orphaned_block(blocks[0]):
-        print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
-    return 0
 
 
 def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -351,7 +240,14 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
     return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
 
 
-COMMANDS = {"install": cmd_install, "uninstall": cmd_uninstall, "status": cmd_status,
+def cmd_change(args: argparse.Namespace, style: Style) -> int:
+    """``install`` or ``uninstall`` (:mod:`.change`)."""
+    from . import change  # install and uninstall only: deploy, pathlib, tempfile...
+
+    return change.COMMANDS[args.command](args, style)
+
+
+COMMANDS = {"install": cmd_change, "uninstall": cmd_change, "status": cmd_status,
             "check": cmd_check}
 
 

@@ -8,6 +8,7 @@ only, checked), so the deployed guard never imports, shadows or depends on a
 
 from __future__ import annotations
 
+import atexit  # built in: free
 import os
 import stat
 import zlib
@@ -172,7 +173,7 @@ def _absolute_packaging_imports(source: bytes) -> list[int]:
 def _stamp(sources: list[tuple[str, str | None]]) -> str:
     """A cache key from the runtime sources' names, sizes and modification times (no
     file read: ``check`` pays for this at every run).  Not a security measure: the
-    cache is private to the user (see _private_cache_root)."""
+    cache is private to the user (see _private_cache_dir)."""
     lines = []
     for rel, path in sources:
         st = os.stat(path) if path is not None else None
@@ -212,24 +213,9 @@ def _private_cache_dir() -> str | None:
     return root
 
 
-def _private_cache_root() -> Path | None:
-    """:func:`_private_cache_dir` as a ``Path``."""
-    from pathlib import Path  # `check` uses the string form, without pathlib
-
-    root = _private_cache_dir()
-    return None if root is None else Path(root)
-
-
 def cache_key() -> str:
     """The name of this runtime's directory in the private cache."""
     return "%s-%s" % (sitewarden.__version__, _stamp(_code_sources()))
-
-
-def probe_payload() -> Path:
-    """:func:`payload_dir` as a ``Path``."""
-    from pathlib import Path  # `check` uses the string form, without pathlib
-
-    return Path(payload_dir())
 
 
 def payload_dir() -> str:
@@ -242,25 +228,30 @@ def payload_dir() -> str:
     """
     root = _private_cache_dir()
     if root is None:
-        import atexit  # this and the next two: not on the cached path of every check
-        import shutil
-        import tempfile
-
-        tmp = tempfile.mkdtemp(prefix="sitewarden-runtime-")
-        atexit.register(shutil.rmtree, tmp, True)  # not left behind at every run
-        write_tree(tmp, runtime_files())
+        tmp = _staged_tree("sitewarden-runtime-")
+        atexit.register(_remove_tree, tmp)  # not left behind at every run
         return tmp
     final = os.path.join(root, cache_key())
     if os.path.isfile(os.path.join(final, "sitewarden", "__init__.py")):
         return final
-    import tempfile  # only when the cache is filled
-
-    staging = tempfile.mkdtemp(prefix=".staging-", dir=root)
-    write_tree(staging, runtime_files())
+    staging = _staged_tree(".staging-", root)
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
-        import shutil  # only when another process won the race
-
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_tree(staging)
     return final
+
+
+def _staged_tree(prefix: str, parent: str | None = None) -> str:
+    """A new private directory holding the runtime tree."""
+    import tempfile  # only when a tree is built, never on the cached path of every check
+
+    staging = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    write_tree(staging, runtime_files())
+    return staging
+
+
+def _remove_tree(path: str) -> None:
+    import shutil  # only for a tree that is not kept (see _staged_tree)
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import select
 import sys
+import time
 
 from ..detect import probe
 from . import payload
@@ -85,9 +87,6 @@ def _spawn_captured(argv: list[str], env: dict[str, str] | None) -> tuple[int, s
     """:func:`run_captured` in this working directory, with ``posix_spawn`` and ``poll``
     instead of ``subprocess``, whose imports (threading, selectors, signal...) would
     cost every ``sitewarden check`` about a tenth of its time."""
-    import select  # C modules; at module level they would cost the commands that spawn
-    import time  # nothing
-
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:

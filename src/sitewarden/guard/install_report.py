@@ -6,10 +6,13 @@ setuptools and installer guards call :func:`report` with what the install wrote
 The analysis is ``check``'s own shadowing collector, run in a fresh process
 of the same interpreter (with the guard disabled there): it needs metadata
 readers and ``packaging``, and pip 26.3 refuses new imports once an
-installation has started.  Runtime module.
+installation has started (so what :func:`collect` needs is imported with this module,
+when the installer is).  Runtime module.
 """
 
+import json
 import os
+import subprocess
 import sys
 
 #: Run in the child: prints the shadowing cases whose winning copy is local.
@@ -24,12 +27,6 @@ json.dump({"cases": cases, "violations": data["violations"]}, sys.stdout)
 """
 
 
-def preload():
-    """Import what :func:`report` needs before pip's installation starts."""
-    import json  # noqa: F401  (stdlib: before pip 26.3 refuses imports)
-    import subprocess  # noqa: F401  (stdlib: before pip 26.3 refuses imports)
-
-
 def _package_root():
     """The directory that holds the ``sitewarden`` package (this is its guard/...)."""
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -37,9 +34,6 @@ def _package_root():
 
 def collect(timeout=60):
     """The shadowing cases an install left, as ``(cases, violations)``."""
-    import json
-    import subprocess
-
     env = dict(os.environ)
     env["SITEWARDEN_DISABLE"] = "1"
     # In "/": the installer's working directory (a project with its own six.py) is

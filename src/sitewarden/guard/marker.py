@@ -8,6 +8,7 @@ decides), with sitewarden's own message.
 """
 
 import os
+import stat  # already loaded by os: free
 import sys
 
 MARKER_NAME = "EXTERNALLY-MANAGED"
@@ -175,8 +176,6 @@ def _describe(exc):
 def _parse(path, lang):
     if os.path.isdir(path):
         return Marker(path, True, problem="it is a directory")
-    import stat  # stdlib, only when a marker is read
-
     try:
         # O_NONBLOCK: a FIFO named EXTERNALLY-MANAGED must not block the reader forever.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

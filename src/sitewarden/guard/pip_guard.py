@@ -20,15 +20,16 @@ execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
   basing on it): a distribution in a distro directory is not pip's to
   remove, so an upgrade installs the new version locally and leaves the
   distro's copy, as Debian's own pip does.
-pip 26.3 refuses new imports once installation starts, so ``run`` imports
-everything the guard may need before calling pip's own.
+pip 26.3 refuses new imports once installation starts, so everything the guard
+may need is imported with this module (``policy`` brings ``install_report``, ``json`` and
+``subprocess``), when pip is, long before it installs.
 Runtime module: imported only when pip is.
 """
 
 import os
 import sys
 
-from . import install_report, policy, refusal, scheme_guard
+from . import policy, refusal, scheme_guard
 from .marker import in_virtualenv, scheme_paths
 from .patching import wrap_once
 
@@ -122,10 +123,6 @@ def _run(command):
 
     def wrap(original):
         def run(self, options, args, *rest, **kw):
-            try:  # pip 26.3 refuses new imports once it installs: the report's, now
-                install_report.preload()
-            except Exception:
-                pass
             overridden = bool(getattr(options, "override_externally_managed", False)) or (
                 refusal.inherited_override())
             decision = policy.decide("pip", lambda: _verdict(command, options), overridden,
