@@ -3,7 +3,8 @@
 Module-level imports are what Python runs at import time, so a cycle there can leave a
 half-initialised module behind; function-local ones are counted too, because a cycle of
 either kind means two modules that cannot be understood, or moved, one without the other.
-The graph is read from the source (an AST walk), the vendored ``packaging`` left out.
+The graph is read from the source (an AST walk), the vendored ``packaging`` left out; so
+are the function-local imports, which must stay few and say why on their line.
 """
 
 from __future__ import annotations
@@ -97,3 +98,28 @@ def test_graph_is_read():
 def test_no_import_cycle():
     cycle = find_cycle(import_graph())
     assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+#: Issue 10's budget: function-local imports are the exception, each with its reason.
+LOCAL_IMPORT_BUDGET = 60
+
+
+def _function_local_imports():
+    found = []
+    for path in _modules().values():
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        for fn in ast.walk(ast.parse(source)):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.extend((path, node.lineno, lines[node.lineno - 1])
+                             for node in ast.walk(fn)
+                             if isinstance(node, (ast.Import, ast.ImportFrom)))
+    return sorted(set(found))
+
+
+def test_function_local_imports_are_few_and_say_why():
+    found = _function_local_imports()
+    assert found and len(found) <= LOCAL_IMPORT_BUDGET, len(found)
+    silent = ["%s:%d: %s" % (p.relative_to(PACKAGE.parent), n, line.strip())
+              for p, n, line in found if "#" not in line]
+    assert not silent, "function-local imports without a reason comment:\n" + "\n".join(silent)

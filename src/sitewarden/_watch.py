@@ -32,10 +32,10 @@ def started(finder):
     _move_to_front(finder)
     quiet = ()
     if os.environ.get("SITEWARDEN_SILENCE"):
-        from .settings import silenced_kinds
+        from .settings import silenced_kinds  # only when a silence is asked for
 
         quiet = silenced_kinds()
-    from .pathfacts import module_suffixes
+    from .pathfacts import module_suffixes  # startup module: os and sys only at module level
 
     suffixes = module_suffixes()
     if "path" not in quiet:
@@ -55,11 +55,16 @@ def _move_to_front(finder):
 
 
 def _start_path(suffixes):
-    from .pathfacts import entries_ahead_of_stdlib, foreign_version, present_among, stdlib_names
+    from .pathfacts import (  # startup module: os and sys only at module level
+        entries_ahead_of_stdlib,
+        foreign_version,
+        present_among,
+        stdlib_names,
+    )
 
     for entry in list(sys.path):
         if isinstance(entry, str) and foreign_version(entry) is not None:
-            from .detect.pathcheck import warn_foreign
+            from .detect.pathcheck import warn_foreign  # only for another version's entry
 
             warn_foreign()
             break
@@ -71,14 +76,14 @@ def _start_path(suffixes):
     for _index, entry in pre:
         watch |= present_among(entry, names, suffixes)
     if watch:
-        from .detect.pathcheck import watch_stdlib
+        from .detect.pathcheck import watch_stdlib  # only when a stdlib name is ahead
 
         watch_stdlib(watch, pre)
 
 
 def _start_shadow(finder, suffixes):
-    from .pathfacts import absolute, listed_parts
-    from .pathfacts import candidates as distro_candidates
+    from .pathfacts import absolute, listed_parts  # startup module: os and sys only at module level
+    from .pathfacts import candidates as distro_candidates  # (idem)
 
     candidates = distro_candidates()
     if not candidates:
@@ -109,7 +114,7 @@ def _check_startup_modules(index, candidates):
     ``site`` ran are never imported again: those of the index whose file is not
     in a distro candidate directory are checked now (a few string operations per
     module loaded at startup; ``shadowing`` is imported only for a suspect)."""
-    from .pathfacts import absolute, stdlib_names
+    from .pathfacts import absolute, stdlib_names  # startup module: os and sys only at module level
 
     stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
     own = __name__.partition(".")[0]  # the guard's two copies (install's, the Debian
@@ -125,7 +130,7 @@ def _check_startup_modules(index, candidates):
             entry = os.path.dirname(entry)
         if absolute(entry) in candidates:
             continue  # the distro's own copy
-        from .detect.shadowing import on_startup_module
+        from .detect.shadowing import on_startup_module  # only for a suspect
 
         on_startup_module(name, module)
 
@@ -133,7 +138,7 @@ def _check_startup_modules(index, candidates):
 def _make_check(index):
     def check(name):
         if name in index:
-            from .detect.shadowing import on_candidate
+            from .detect.shadowing import on_candidate  # only for a candidate name
 
             on_candidate(name)
 

@@ -47,7 +47,7 @@ def module_suffixes():
     """Suffixes of importable single-file modules, longest first."""
     suffixes = [".py", ".pyc"]
     try:
-        import _imp
+        import _imp  # built in; startup module: os and sys only at module level
 
         suffixes.extend(_imp.extension_suffixes())
     except Exception:
@@ -293,7 +293,7 @@ def stdlib_names():
     """Top-level standard library module names (``sys.stdlib_module_names`` on 3.10+)."""
     names = getattr(sys, "stdlib_module_names", None)
     if names is None:
-        from ._stdlib_names import NAMES as names
+        from ._stdlib_names import NAMES as names  # 3.8/3.9 only (no sys.stdlib_module_names)
     return names
 
 

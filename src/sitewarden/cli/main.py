@@ -148,7 +148,7 @@ def _default_target_note(args: argparse.Namespace) -> str | None:
     venv's own python: say so, and how to look at the system's."""
     if args.python is not None:
         return None
-    from ..guard.marker import in_virtualenv
+    from ..guard.marker import in_virtualenv  # only without --python
 
     if not in_virtualenv():
         return None
@@ -187,7 +187,7 @@ def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], ren
 
 
 def check_data(python: str | None) -> dict[str, Any]:
-    from ..detect.check import finding
+    from ..detect.check import finding  # check only: status does not load detect/
 
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)
