@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..guard.marker import in_virtualenv
-from . import deploy, targets
+from . import deploy, deployed, targets
 from .errors import UsageError
 from .render import Style
 
@@ -50,9 +50,9 @@ def install(args: argparse.Namespace, style: Style) -> int:
         raise UsageError("--hook sitecustomize guards the whole interpreter; "
                          "with --user use the default .pth hook")
     site_dir = _site_dir(args, target)
-    packaged = [d for d in deploy.find_deployments(target) if d.installer == deploy.DPKG]
+    packaged = [d for d in deployed.find_deployments(target) if d.installer == deployed.DPKG]
     if packaged and args.site_dir is None and not args.user and \
-            deploy.read_deployment(site_dir) is None:
+            deployed.read_deployment(site_dir) is None:
         print("%s %s is guarded by the Debian package sitewarden %s (%s); nothing deployed."
               % (style.good("already guarded:"), target.executable, packaged[0].version,
                  packaged[0].site_dir))
@@ -87,18 +87,18 @@ def uninstall(args: argparse.Namespace, style: Style) -> int:
     target = _target_for_change(args)
     site_dir = _site_dir(args, target)
     # A sitecustomize block left without any runtime (no manifest records it) goes too.
-    blocks = [o["hook"] for o in deploy.find_orphans(target) if o["kind"] == "sitecustomize"]
-    if deploy.read_deployment(site_dir) is None:
+    blocks = [o["hook"] for o in deployed.find_orphans(target) if o["kind"] == "sitecustomize"]
+    if deployed.read_deployment(site_dir) is None:
         if blocks and deploy.remove_orphaned_block(blocks[0]):
             print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
             return 0
         elsewhere = ["%s%s" % (d.site_dir, " (the Debian package: apt remove sitewarden)"
-                               if d.installer == deploy.DPKG else "")
-                     for d in deploy.find_deployments(target)]
+                               if d.installer == deployed.DPKG else "")
+                     for d in deployed.find_deployments(target)]
         hint = ("; deployed in: %s (use --site-dir or --user)" % ", ".join(elsewhere)
                 if elsewhere else "")
         raise UsageError("no sitewarden deployment in %s%s" % (site_dir, hint))
-    deployed_hook = deploy.read_deployment(site_dir).hook
+    deployed_hook = deployed.read_deployment(site_dir).hook
     removal = deploy.uninstall(site_dir)
     print("%s sitewarden from %s" % (style.good("removed"), site_dir))
     if args.hook is not None and deployed_hook and args.hook != deployed_hook:

@@ -35,7 +35,7 @@ from pathlib import Path
 import sitewarden
 
 from . import payload
-from .deployed import (  # noqa: F401 (the read-only side, re-exported)
+from .deployed import (
     BLOCK_BEGIN,
     BLOCK_END,
     DPKG,
@@ -49,12 +49,8 @@ from .deployed import (  # noqa: F401 (the read-only side, re-exported)
     DeployError,
     Deployment,
     _staging_leftovers,
-    find_deployments,
-    find_orphans,
     read_deployment,
-    runtime_problem,
     startup_dirs,
-    uninstall_command,
 )
 from .targets import Target
 
