@@ -15,22 +15,14 @@ import re
 import sys
 import zipapp
 from pathlib import Path
-from typing import List, Tuple
 
 from harness import make_dist, pip_dir, unpacked, wheel
+from harness.guarded import GuardedPython
 
-WARNING_LINE = re.compile(r"^(.*?):(\d+): (ShadowWarning|PathWarning): (.*)$")
 HTTPLIB2_REQ = 'pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"'
 
 
-def warnings_of(proc) -> List[Tuple[str, int, str, str]]:
-    """``(filename, lineno, category, message)`` of sitewarden's warnings on stderr."""
-    out = []
-    for line in proc.stderr.splitlines():
-        m = WARNING_LINE.match(line)
-        if m:
-            out.append((m.group(1), int(m.group(2)), m.group(3), m.group(4)))
-    return out
+warnings_of = GuardedPython.stderr_warnings
 
 
 def about(proc, category="ShadowWarning"):
