@@ -331,7 +331,7 @@ def test_damaged_marker_fails_closed_for_every_pip(guarded_target, wheelhouse):
 
 #: Runtime files deleted one at a time (paths inside the deployed ``sitewarden`` package).
 DAMAGE = ["refusal.py", "patching.py", "pip_guard.py", "marker.py", "scheme_guard.py",
-          "pathcheck.py", "_watch.py", "damage.py", "_vendor/packaging/version.py"]
+          "pathcheck.py", "_watch.py", "hooked.py", "_vendor/packaging/version.py"]
 
 SCRIPT = "import random\nprint('script ran', random.X)\n"
 

@@ -229,10 +229,11 @@ def test_first_shadowed_import_loads_a_fixed_set(guarded):
 # ------------------------------------------------------------------ inside an installer
 
 #: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
-#: the startup modules, the damage check, and the guard's modules pip's hooks import.
+#: the startup modules, `guard.hooked` (the spec and damage check), and the guard's modules
+#: pip's hooks import.
 REFUSED_PIP_LOADS = {
     "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
-    "sitewarden.guard", "sitewarden.guard.damage", "sitewarden.guard.patching",
+    "sitewarden.guard", "sitewarden.guard.hooked", "sitewarden.guard.patching",
     "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
     "sitewarden.guard.scheme_guard", "sitewarden.guard.marker",
     "sitewarden.guard.install_report",

@@ -116,11 +116,11 @@ def _watched(fullname, path, target):
             pass
         if hook is not None:
             # Installer hooks fail closed: their exceptions propagate, and a damaged
-            # runtime refuses installs (see guard/damage.py).
+            # runtime refuses installs (see guard/hooked.py).
             try:
-                return _call("guard.damage:spec", _this(), fullname, path, target, hook)
+                return _call("guard.hooked:spec", _this(), fullname, path, target, hook)
             except ImportError as exc:
-                if getattr(exc, "name", None) != __name__ + ".guard.damage":
+                if getattr(exc, "name", None) != __name__ + ".guard.hooked":
                     raise
                 if not (fullname in ("ensurepip", "installer._core") or fullname.endswith((
                         "commands.install", "commands.uninstall", "command.develop",
@@ -128,7 +128,7 @@ def _watched(fullname, path, target):
                     return None  # not an installer's command (or imported for paths)
                 site = __file__.rpartition("/")[0].rpartition("/")[0]
                 raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
-                                 "(sitewarden/guard/damage.py is missing): installs are refused; "
+                                 "(sitewarden/guard/hooked.py is missing): installs are refused; "
                                  "run `sitewarden install --python %s` again"
                                  % (site, sys.executable)) from None
         return None

@@ -92,7 +92,7 @@ class Deployment:
     @property
     def missing(self) -> list[str]:
         """Files of the runtime that the manifest lists and that are gone (the
-        runtime's own check, ``sitewarden.guard.damage``, looks at the same ``.py`` files;
+        runtime's own check, ``sitewarden.guard.hooked``, looks at the same ``.py`` files;
         the manifest itself when it is missing)."""
         if self.manifest is None:
             return [MANIFEST] if self.hook_files else []

@@ -1,23 +1,30 @@
-"""A damaged runtime: programs keep working, installs are refused, loudly.
+"""The finder's answer for a hooked module, and what a damaged runtime does.
 
-Every installer hook goes through :func:`spec` (called by the finder in
+For every name in ``sitewarden.HOOKS`` that an import asks for, the finder (in
 ``sitewarden/__init__``, which has a last resort of its own for when this very
-file is missing).  The first time, the deployed runtime is checked
-against its manifest (``sitewarden/_deployment.json``, written by ``sitewarden
-install``): every ``.py`` file it lists must be readable.  An intact runtime
-patches the module as usual (``guard.patching``).  A damaged one (a file
-deleted, or a module that fails to import) patches nothing it cannot trust:
-imports that only feed warnings or rule 2 proceed untouched, and the entry
-points of installers refuse with one line naming the damage and the fix.
+file is missing) calls :func:`spec`.  It asks the other finders for the real
+spec and wraps its loader, so that code runs once the module executed:
 
-Only ``os`` and ``sys`` are imported, and nothing else of sitewarden (but
-``patching``, when the runtime is intact): this module must work when any
-other one is missing.  A runtime without a manifest
-and without a startup hook beside it (a source checkout) is trusted.
+- an intact runtime runs the module's hook (``"module:function"``, e.g.
+  ``guard.pip_guard:on_install_module``), which patches it (``patching.wrap_once``);
+- a damaged one (a file of its manifest missing: checked once, against
+  ``sitewarden/_deployment.json``, written by ``sitewarden install``) patches
+  nothing it cannot trust: imports that only feed warnings or rule 2 proceed
+  untouched, and the entry points of installers refuse with one line naming
+  the damage and the fix.  A runtime without a manifest and without a startup
+  hook beside it (a source checkout) is trusted.
+
+Nothing but ``os``, ``sys`` and the package itself is imported: this module must
+work when any other one is missing, so the loader wrapping lives here too.
+Modelled on virtualenv's ``_virtualenv.py``: per-module file loaders are
+wrapped in place; shared, read-only or legacy loaders (``zipimport``, which on
+3.8/3.9 has no ``exec_module``) get a forwarding proxy.
 """
 
 import os
 import sys
+
+from .. import _call
 
 #: Modules whose import starts an installer: refused when the runtime is damaged.
 #: Every other hooked module (pip's ``is_local``, the standard-library watch...)
@@ -101,23 +108,15 @@ def _say(problem):
 
 
 def spec(finder, fullname, path, target, hook):
-    """The finder's answer for a hooked module: patched (intact runtime), refusing
-    (damaged, an installer) or None (damaged, anything else: imported untouched)."""
+    """The finder's answer for a hooked module: the real spec, hooked (intact
+    runtime), refusing (damaged, an installer) or untouched (damaged, anything else)."""
     problem = damage()
     if not problem:
-        try:
-            from .patching import with_hook  # not at module level: patching.py may be missing
-        except ImportError as exc:
-            problem = "%s cannot be imported: %s" % ("sitewarden.guard.patching", exc)
-        else:
-            return with_hook(_real_spec(finder, fullname, path, target), hook)
+        return with_hook(_real_spec(finder, fullname, path, target), hook)
     if fullname not in INSTALLERS:
         return None
-    real = _real_spec(finder, fullname, path, target)
-    if real is None or real.loader is None:
-        return real
-    real.loader = _Refusing(real.loader, fullname, problem)
-    return real
+    return with_hook(_real_spec(finder, fullname, path, target),
+                     lambda module: disarm(module, fullname, problem))
 
 
 def _real_spec(finder, fullname, path, target):
@@ -132,13 +131,53 @@ def _real_spec(finder, fullname, path, target):
     return None
 
 
-class _Refusing:
-    """Runs the real loader, then makes the installer's entry points refuse."""
+def with_hook(spec, after):
+    """``spec`` (the one the other finders gave), with ``after(module)`` run once
+    the module executed.
 
-    def __init__(self, loader, fullname, problem):
+    ``after`` is a callable or a ``"module:function"`` name inside sitewarden.
+    """
+    if isinstance(after, str):
+        after = _named(after)
+    if spec is None or spec.loader is None or getattr(spec.loader, "_sitewarden_after", None):
+        return spec
+    loader = spec.loader
+    if not hasattr(loader, "exec_module") and not hasattr(loader, "get_code"):
+        return spec  # nothing we can run the module with: leave it alone
+    if getattr(loader, "path", None) == spec.origin and type(loader).__name__ in (
+        "SourceFileLoader", "SourcelessFileLoader"
+    ):
+        original = loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            after(module)
+
+        try:
+            loader.exec_module = exec_module
+            loader._sitewarden_after = after
+            return spec
+        except (AttributeError, TypeError):
+            pass
+    spec.loader = _HookedLoader(loader, after)
+    return spec
+
+
+def _named(name):
+    """A ``HOOKS`` value, ``"module:function"``, run through sitewarden's one resolver."""
+
+    def after(module):
+        return _call(name, module)
+
+    return after
+
+
+class _HookedLoader:
+    """Forwards everything to the real loader; runs ``after`` past exec_module."""
+
+    def __init__(self, loader, after):
         self._sitewarden_loader = loader
-        self._sitewarden_name = fullname
-        self._sitewarden_problem = problem
+        self._sitewarden_after = after
 
     def create_module(self, spec):
         create = getattr(self._sitewarden_loader, "create_module", None)
@@ -148,9 +187,11 @@ class _Refusing:
         loader = self._sitewarden_loader
         if hasattr(loader, "exec_module"):
             loader.exec_module(module)
-        else:  # a legacy loader (zipimport on 3.8/3.9)
+        else:
+            # A legacy loader (zipimport on 3.8/3.9 has only load_module):
+            # run the module's code as importlib's own fallback would.
             exec(loader.get_code(module.__name__), module.__dict__)
-        disarm(module, self._sitewarden_name, self._sitewarden_problem)
+        self._sitewarden_after(module)
 
     def __getattr__(self, name):
         return getattr(self._sitewarden_loader, name)
