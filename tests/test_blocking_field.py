@@ -15,6 +15,7 @@ from typing import Optional
 import pytest
 
 from harness import pip_dir, unpacked, wheel
+from harness.guarded import guarded_params
 
 #: A pip that starts and installs on every CPython 3.8-3.13 (and has PEP 668 itself).
 NEW_PIP = "24.0"
@@ -311,12 +312,20 @@ DAMAGED_MARKERS = {
 
 def test_damaged_marker_fails_closed_for_every_pip(guarded_target, wheelhouse):
     """A marker that exists in any form blocks pip 23+ (upstream and Debian's) as it
-    blocks older pips, though pip's own check would let the install through."""
+    blocks older pips, though pip's own check would let the install through.
+
+    Each interpreter runs every form and every upstream pip, paired in rotation (a
+    Latin square over the interpreters: every pair runs on one of every three);
+    Debian's own pip runs with every form."""
     t = guarded_target
     failures = []
-    for name, (kind, data) in DAMAGED_MARKERS.items():
+    versions = pips(t, NEW_PIP, "23.0.1", OLD_PIP)
+    upstream = [v for v in versions if v != DISTRO_PIP]
+    turn = next((i for i, p in enumerate(guarded_params()) if p.id == t.id), 0)
+    for index, (name, (kind, data)) in enumerate(DAMAGED_MARKERS.items()):
         t.put(t.marker, kind, data)
-        for version in pips(t, NEW_PIP, "23.0.1", OLD_PIP):
+        paired = [upstream[(index + turn) % len(upstream)]] if upstream else []
+        for version in paired + [v for v in versions if v == DISTRO_PIP]:
             # (uninstall six, never pip: a regression would remove the shared pip on PYTHONPATH)
             for args in (("install", *offline(wheelhouse, "six")), ("uninstall", "-y", "six")):
                 problem = refused(pip(t, version, *args), "could not read")
