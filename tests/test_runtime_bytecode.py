@@ -15,52 +15,17 @@ compiled from source.  On every CPython 3.8+ (hermetic) and Debian's python.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
+from harness.bytecode import FLAGS, compiled, pyc_states, verbose_lines
 from harness.guarded import guarded_params, make_guarded
-
-#: ``{relative .py path: {level: state}}`` of a deployed runtime, by the target itself.
-PYC_STATES = r"""
-import importlib.util, json, os, sys
-top = sys.argv[1]
-out = {}
-for dirpath, dirs, files in os.walk(top):
-    for name in files:
-        if not name.endswith('.py'):
-            continue
-        src = os.path.join(dirpath, name)
-        st = os.stat(src)
-        want = (importlib.util.MAGIC_NUMBER + bytes(4)
-                + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, 'little')
-                + (st.st_size & 0xFFFFFFFF).to_bytes(4, 'little'))
-        states = {}
-        for level in (0, 1, 2):
-            pyc = importlib.util.cache_from_source(src, optimization=level or '')
-            try:
-                with open(pyc, 'rb') as f:
-                    head = f.read(16)
-            except FileNotFoundError:
-                states[level] = 'absent'
-                continue
-            if head[4:8] != bytes(4):
-                states[level] = 'not timestamp-based'
-            else:
-                states[level] = 'current' if head == want else 'stale'
-        out[os.path.relpath(src, top)] = states
-print(json.dumps(out))
-"""
-
-FLAGS = {0: [], 1: ["-O"], 2: ["-OO"]}
 
 
 def _states(target) -> dict:
-    proc = target.run([target.executable, "-I", "-S", "-c", PYC_STATES,
-                       str(target.local_dir / "sitewarden")])
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return {rel: levels for rel, (levels, _mtime) in
+            pyc_states(target, str(target.local_dir / "sitewarden")).items()}
 
 
 def _not_current(states: dict) -> dict:
@@ -119,11 +84,6 @@ def test_install_leaves_current_bytecode_and_reuses_it(two_bare):
     assert reused and all(reused.values()), [rel for rel, same in reused.items() if not same]
 
     for target in (first, second):
-        for level, flags in FLAGS.items():
-            proc = target.run(target.nobody([target.executable, *flags, "-v", "-c",
-                                             "import sitewarden.guard.hooked"]))
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            compiled = [line for line in proc.stderr.splitlines()
-                        if "code object from" in line and "/sitewarden/" in line
-                        and line.rstrip("'").endswith(".py")]
-            assert not compiled, (level, compiled)
+        for level in FLAGS:
+            lines = verbose_lines(target, level, "import sitewarden.guard.hooked", "/sitewarden/")
+            assert lines and not compiled(lines), (level, compiled(lines))

@@ -16,35 +16,7 @@ Debian-shaped linked sitecustomize) and Debian's python.
 
 from __future__ import annotations
 
-import json
-
-#: ``{level: state}`` of ``sitecustomize``'s bytecode, computed by the target itself
-#: (``-I -S``: no site, no guard): absent, current, or what is wrong.
-PYC_STATE = r"""
-import importlib.util, json, os, sys
-source = sys.argv[1]
-st = os.stat(source)
-out = {}
-for level in (0, 1, 2):
-    pyc = importlib.util.cache_from_source(source, optimization=level or '')
-    try:
-        with open(pyc, 'rb') as f:
-            head = f.read(16)
-    except FileNotFoundError:
-        out[level] = 'absent'
-        continue
-    problems = []
-    if head[:4] != importlib.util.MAGIC_NUMBER:
-        problems.append('magic')
-    if int.from_bytes(head[4:8], 'little') != 0:
-        problems.append('not timestamp-based')
-    if int.from_bytes(head[8:12], 'little') != int(st.st_mtime) & 0xFFFFFFFF:
-        problems.append('mtime')
-    if int.from_bytes(head[12:16], 'little') != st.st_size & 0xFFFFFFFF:
-        problems.append('size')
-    out[level] = 'current' if not problems else 'stale: ' + ', '.join(problems)
-print(json.dumps({"states": out, "mtime_ns": st.st_mtime_ns}))
-"""
+from harness.bytecode import FLAGS, compiled, pyc_states, verbose_lines
 
 #: A distro-style sitecustomize: a file elsewhere, linked from the stdlib, compiled
 #: (level 0 only, as Debian ships it) by root with the target interpreter.
@@ -59,25 +31,18 @@ os.utime(conffile, (1714000000, 1714000000))
 os.symlink(conffile, link)
 """
 
-FLAGS = {0: [], 1: ["-O"], 2: ["-OO"]}
-
 
 def _state(target, source):
-    proc = target.run([target.executable, "-I", "-S", "-c", PYC_STATE, source])
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
-    return {int(k): v for k, v in data["states"].items()}, data["mtime_ns"]
+    (states, mtime_ns), = pyc_states(target, source).values()
+    return states, mtime_ns
 
 
 def _compiled_from_source(target, level, source):
-    """Start the target as ``nobody`` at optimisation ``level``; True if importlib
-    compiled ``sitecustomize`` from source instead of loading its bytecode."""
-    proc = target.run(target.nobody([target.executable, *FLAGS[level], "-v", "-c", "pass"]))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = [line for line in proc.stderr.splitlines() if "sitecustomize" in line]
-    assert any("sitecustomize" in line and "import" in line for line in lines), proc.stderr[-3000:]
-    return [line for line in lines if "code object from" in line and line.rstrip("'").endswith(
-        "sitecustomize.py")] or [line for line in lines if "stale" in line]
+    """Start the target as ``nobody`` at optimisation ``level``; the lines where
+    importlib compiled ``sitecustomize`` from source instead of loading its bytecode."""
+    lines = verbose_lines(target, level, "pass", "sitecustomize")
+    assert any("import" in line for line in lines), lines
+    return compiled(lines)
 
 
 def test_sitecustomize_bytecode_current_after_install_and_uninstall(bare_target):
