@@ -224,3 +224,45 @@ def test_requirers_read_only_what_mentions_the_name(tmp_path):
         ("a", "Ruamel_Yaml>=0.17"), ("b", 'ruamel..yaml ; (extra == "x")')]
     c = [d for d in distinfo.distributions(str(tmp_path)) if d.file_name == "c"][0]
     assert not c.may_require([b"ruamel-yaml"]) and "headers" not in c._cache
+
+
+def test_requirement_prefilter_reads_only_the_header_block(tmp_path):
+    """``may_require`` searches a METADATA's headers, up to the first empty line: a long
+    description that names a project is not a requirement on it (and is not parsed);
+    a header block with CRLF line ends (no ``\\n\\n``) is searched whole."""
+    body = tmp_path / "body-1.dist-info"
+    body.mkdir()
+    (body / "METADATA").write_bytes(b"Metadata-Version: 2.1\nName: body\nVersion: 1\n\n"
+                                    b"Works well with Ruamel.YAML and ruamel-yaml.\n")
+    crlf = tmp_path / "crlf-1.dist-info"
+    crlf.mkdir()
+    (crlf / "METADATA").write_bytes(b"Metadata-Version: 2.1\r\nName: crlf\r\nVersion: 1\r\n"
+                                    b"Requires-Dist: RUAMEL.yaml>=0.17\r\n\r\nBody\r\n")
+    found = distinfo.requirers({"ruamel-yaml"}, [str(tmp_path)])
+    assert [(d.name, t) for d, t in found] == [("crlf", "RUAMEL.yaml>=0.17")]
+    b = [d for d in distinfo.distributions(str(tmp_path)) if d.file_name == "body"][0]
+    assert not b.may_require([b"ruamel-yaml"]) and "headers" not in b._cache
+
+
+def test_owner_named_after_the_module_among_many(tmp_path):
+    """The distributions named after a module are found by their metadata file names in
+    every spelling (case, ``.``/``-``/``_``, a ``python``/``py`` prefix), in prefix
+    order, among a directory of others; when one's metadata claims the module, the
+    others' metadata is not read."""
+    for i in range(50):
+        make_dist(tmp_path, "other-%d" % i, "1.0", {"other_%d.py" % i: ""})
+    d = tmp_path / "Python.DateUtil-2.8.2.dist-info"
+    d.mkdir()
+    (d / "METADATA").write_text("Metadata-Version: 2.1\nName: python-dateutil\n"
+                                "Version: 2.8.2\n")
+    (d / "top_level.txt").write_text("dateutil\n")
+    (tmp_path / "dateutil").mkdir()
+    (tmp_path / "dateutil" / "__init__.py").write_text("")
+    dist = distinfo.owner("dateutil", str(tmp_path / "dateutil" / "__init__.py"),
+                          str(tmp_path))
+    assert dist is not None and dist.name == "python-dateutil"
+    dists = distinfo.distributions(str(tmp_path))
+    assert [x.path.rpartition("/")[2] for x in distinfo._named_after(dists, "dateutil")] \
+        == ["Python.DateUtil-2.8.2.dist-info"]
+    assert [x.file_name for x in distinfo._named_after(dists, "other_7")] == ["other_7"]
+    assert all("headers" not in x._cache for x in dists if x.file_name != "Python.DateUtil")

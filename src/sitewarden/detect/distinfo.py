@@ -82,6 +82,18 @@ def read_file(path):
 _CHUNK = 1 << 14
 
 
+def _exists(path):
+    """Does ``path`` exist (for the effective ids, as ``open`` would see it)?  An
+    ``access`` call: a missing file costs no exception (``read_file``'s failed ``open``
+    costs four times as many instructions).  True when that cannot be asked."""
+    try:
+        if os.access in os.supports_effective_ids:
+            return os.access(path, os.F_OK, effective_ids=True)
+    except (OSError, TypeError, ValueError):
+        pass
+    return True
+
+
 def _decode(data):
     if data is None:
         return None
@@ -223,26 +235,47 @@ class Distribution:
         """The project name as the metadata's file name spells it (no file read)."""
         return self._name_version_from_filename()[0]
 
-    def may_require(self, needles):
+    def may_require(self, needles, fragments=None):
         """Could this distribution require one of ``needles`` (canonical names, bytes)?
 
         A byte search in the raw requirement sources (``METADATA``/``PKG-INFO``,
         ``requires.txt``), separators and case folded, before anything is
-        parsed: False means no requirement of it names one of them.
+        parsed: False means no requirement of it names one of them.  ``fragments``
+        (:func:`needle_fragments`): a source whose lowered bytes hold none of them
+        cannot hold a needle, and is not folded.
         """
-        if self.kind == "egg" or self.archive is not None or not needles:
+        kind = self.kind
+        if kind == "egg" or self.archive is not None or not needles:
             return True
-        if self.kind == "dist-info":
-            sources = (self.path + "/METADATA",)
+        # (file, its requirements are headers): only a metadata file's header block is
+        # searched, up to its first empty line (a long description follows it).
+        if kind == "dist-info":
+            sources = ((self.path + "/METADATA", True),)
         elif self.is_dir:
-            sources = (self.path + "/PKG-INFO", self.path + "/requires.txt")
+            sources = ((self.path + "/PKG-INFO", True), (self.path + "/requires.txt", False))
         else:
-            sources = (self.path,)
-        for source in sources:
+            sources = ((self.path, True),)
+        if fragments is None:
+            fragments = needle_fragments(needles)
+        for source, headers in sources:
+            if not headers and not _exists(source):
+                continue  # most egg-info directories have no requires.txt
             data = read_file(source)
             if not data:
                 continue
-            hay = data.lower().replace(b"_", b"-").replace(b".", b"-")
+            if headers:
+                # The first empty line: parse_headers stops there or earlier
+                # (a line of blanks, or a line break other than \n, ends it too).
+                end = data.find(b"\n\n")
+                if end >= 0:
+                    data = data[:end]
+            hay = data.lower()
+            for fragment in fragments:
+                if fragment in hay:
+                    break
+            else:
+                continue
+            hay = hay.replace(b"_", b"-").replace(b".", b"-")
             while b"--" in hay:
                 hay = hay.replace(b"--", b"-")
             for needle in needles:
@@ -407,6 +440,9 @@ def name_variants(name):
 # ---------------------------------------------------------------- per directory
 
 
+_METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
 def _metadata_kind(name):
     if name.endswith(".dist-info"):
         return "dist-info"
@@ -436,19 +472,21 @@ def distributions(directory):
     else:
         try:
             with os.scandir(key) as it:
-                found = sorted((e.name, e) for e in it if _metadata_kind(e.name))
+                found = {e.name: e for e in it if e.name.endswith(_METADATA_SUFFIXES)}
         except NotADirectoryError:  # a zip or wheel on sys.path, or a directory inside one
-            found = []
+            found = {}
             out = _zip_distributions(directory, key)
         except (OSError, TypeError, ValueError):
-            found = []
+            found = {}
         base = (directory or os.curdir).rstrip("/") + "/"
-        for name, e in found:
+        for name in sorted(found):
             try:
-                is_dir = e.is_dir()
+                is_dir = found[name].is_dir()
             except OSError:
                 is_dir = False
-            out.append(Distribution(directory, base + name, _metadata_kind(name), is_dir))
+            out.append(Distribution(directory, base + name,
+                                    "dist-info" if name.endswith(".dist-info") else "egg-info",
+                                    is_dir))
     _dir_cache[key] = (stamp, out)
     return out
 
@@ -567,9 +605,7 @@ def _owner(module, origin, entry):
     # Distributions named after the module (six, PyYAML for yaml, python-dateutil for
     # dateutil) first: when one's metadata claims the module, the rest of the directory
     # (hundreds of distributions in a distro directory) is not read.
-    by_key = _by_name_key(entry, dists)
-    low = top.lower()
-    named = [d for p in ("", "python_", "py_", "python", "py") for d in by_key.get(p + low, ())]
+    named = _named_after(dists, top.lower())
     if named:
         best, score = _best(named, module, top, rel, want)
         if score >= 2:
@@ -577,20 +613,27 @@ def _owner(module, origin, entry):
     return _best(dists, module, top, rel, want)[0]
 
 
-def _by_name_key(directory, dists):
-    """``{canonical name with '_' for '-': [distributions]}`` of a directory, from the
-    metadata file names alone (nothing read), cached with :func:`distributions`.  A
-    distribution "named after" module ``m`` has key ``m`` or ``m`` with a ``py``/
-    ``python`` prefix (see :func:`name_variants`)."""
-    key = ("names", os.path.realpath(directory or os.curdir))
-    hit = _dir_cache.get(key)
-    if hit is not None and hit[0] is dists:
-        return hit[1]
-    index = {}
+#: A distribution "named after" module ``m`` has a key ``m`` or ``m`` with one of these
+#: prefixes (see :func:`name_variants`).
+_NAME_PREFIXES = ("", "python_", "py_", "python", "py")
+
+
+def _named_after(dists, low):
+    """The distributions named after module ``low`` (lower case), from the metadata file
+    names alone (nothing read), in :data:`_NAME_PREFIXES` order, then directory order.
+    A file name is canonicalised (key: canonical name with '_' for '-') only when its
+    lowered text holds the longest separator-free run of ``low``, which every such key
+    keeps (canonicalising maps separators only): hundreds of distributions cost one
+    substring test each."""
+    fragment = max(low.split("_"), key=len)
+    wanted = {p + low: [] for p in _NAME_PREFIXES}
     for dist in dists:
-        index.setdefault(canonicalize(dist.file_name or "").replace("-", "_"), []).append(dist)
-    _dir_cache[key] = (dists, index)
-    return index
+        if fragment not in dist.path.rpartition("/")[2].lower():
+            continue
+        found = wanted.get(canonicalize(dist.file_name or "").replace("-", "_"))
+        if found is not None:
+            found.append(dist)
+    return [d for p in _NAME_PREFIXES for d in wanted[p + low]]
 
 
 def _best(dists, module, top, rel, want):
@@ -726,18 +769,26 @@ def check_requirement(text, version):
     return ("ok" if ok else "violated"), str(req.specifier) or "any version"
 
 
+def needle_fragments(needles):
+    """The longest separator-free run of each needle (a canonical name, bytes): folding
+    maps separators only, so a text that holds a needle once folded holds its fragment
+    once lowered."""
+    return [max(n.split(b"-"), key=len) for n in needles]
+
+
 def requirers(names, directories):
     """Distributions in ``directories`` with a requirement on one of ``names``
     (canonical): ``[(dist, requirement text)]``, in directory order.  Only the
     distributions whose raw requirement text mentions a name are parsed."""
     wanted = set(names)
     needles = [n.encode("utf-8", "replace") for n in wanted if n]
+    fragments = needle_fragments(needles)
     out = []
     seen = set()
     for directory in directories:
         location = os.path.realpath(directory or os.curdir)
         for dist in distributions(directory):
-            if not dist.may_require(needles):
+            if not dist.may_require(needles, fragments):
                 continue
             key = (dist.canonical_name, location)
             if key in seen:

@@ -354,11 +354,11 @@ def current(read_pth=False):
 
 def class_of(path, entries):
     """The class of ``path`` (a ``sys.path`` string) among classified entries."""
-    r = pathfacts.real(path)
-    n = path_key(path)
     for e in entries:
         if e.path == path:
             return e.cls
+    r = pathfacts.real(path)  # resolved only when no entry has the same text
+    n = path_key(path)
     for e in entries:
         if e.realpath == r or path_key(e.path) == n:
             return e.cls
