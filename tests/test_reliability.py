@@ -36,8 +36,8 @@ from harness.inputs import (
     assert_input,
     blame,
     by_input,
+    grouped_params,
     input_params,
-    interpreter_params,
     once,
     per_input_python,
 )
@@ -59,7 +59,7 @@ def target(guarded_target):
 def shared(request):
     """A guarded interpreter shared by the read-only tests of this module, with one
     shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``).
-    Its tests parametrize it with ``interpreter_params("shared")`` (one xdist group
+    Its tests parametrize it with ``grouped_params("shared")`` (one xdist group
     per interpreter: one such python per interpreter in the whole run)."""
     t = make_guarded(request.param)
     try:
@@ -761,7 +761,7 @@ KNOWN = ["SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "_SITEWARDEN_OVERRIDE",
 
 
 @pytest.mark.parametrize("where", KNOWN)
-@pytest.mark.parametrize("shared", interpreter_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
 def test_garbage_environment_never_breaks_startup(shared, where):
     """Garbage in every ``SITEWARDEN_*`` variable (and unknown ones) and in
     ``PIP_BREAK_SYSTEM_PACKAGES``, with a shadowed import (hypothesis); the input is the
@@ -1099,7 +1099,7 @@ print(alive, len(errors), " ".join(sorted(seen)))
     assert not failures, failures[:3]
 
 
-@pytest.mark.parametrize("shared", interpreter_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
 def test_two_hundred_concurrent_starts(shared):
     """200 interpreters started at once (importing a shadowed module): all succeed."""
     tried, failures = 0, []
@@ -1116,7 +1116,7 @@ def test_two_hundred_concurrent_starts(shared):
     report("load: 200 concurrent starts", shared, tried, failures)
 
 
-@pytest.mark.parametrize("shared", interpreter_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
 def test_threading_not_imported_at_startup(shared):
     """Startup (``-c`` and a script, with ``-I``/``-E``/``-s`` too) and the guard's first
     import never import ``threading`` (gevent-style programs patch it first)."""

@@ -38,7 +38,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._]+", "-", name).strip("-")
 
 
-def interpreter_params(group: str) -> list:
+def grouped_params(group: str) -> list:
     """:func:`guarded_params`, each in the xdist group ``<group>-<interpreter>``."""
     return [pytest.param(*param.values, id=param.id,
                          marks=[*param.marks, pytest.mark.xdist_group("%s-%s" % (group, param.id))])
@@ -50,7 +50,7 @@ def input_params(inputs: Inputs, group: str) -> list:
     the interpreter's own list) on each interpreter of :func:`guarded_params`; ids name
     both, and the params of one interpreter share the xdist group ``<group>-<interpreter>``."""
     params = []
-    for param in interpreter_params(group):
+    for param in grouped_params(group):
         python = param.values[0]
         for name in (inputs(python) if callable(inputs) else inputs):
             params.append(pytest.param(python, name, id="%s-%s" % (param.id, slug(name)),
