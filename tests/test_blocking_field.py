@@ -16,6 +16,7 @@ import pytest
 
 from harness import pip_dir, unpacked, wheel
 from harness.guarded import guarded_params
+from harness.inputs import input_params, per_input_python
 
 #: A pip that starts and installs on every CPython 3.8-3.13 (and has PEP 668 itself).
 NEW_PIP = "24.0"
@@ -352,12 +353,8 @@ def _runtime_file(t, rel: str) -> Optional[Path]:
     return t.local_dir / "sitewarden" / found[0] if found else None
 
 
-def test_damaged_runtime_keeps_programs_working_and_refuses_installs(guarded_target,
-                                                                     wheelhouse):
-    """With one file of the deployed runtime missing, every program keeps working,
-    installs are refused with one line naming the damage and the fix, and ``status``
-    says the deployment is incomplete."""
-    t = guarded_target
+def _scripts(t) -> None:
+    """A script and a stdlib-named local module beside it, in ``t.tmp/scripts``."""
     scripts = t.tmp / "scripts"
     scripts.mkdir()
     (scripts / "random.py").write_text("X = 1\n")  # a stdlib-named local module
@@ -365,41 +362,67 @@ def test_damaged_runtime_keeps_programs_working_and_refuses_installs(guarded_tar
     for p in scripts.iterdir():
         p.chmod(0o644)
     scripts.chmod(0o755)
-    failures = []
-    for rel in DAMAGE:
-        path = _runtime_file(t, rel)
-        if path is None:
-            failures.append((rel, "not in the deployed runtime"))
-            continue
-        t.put(path, "absent")
-        cache = path.parent / "__pycache__"
-        t.root("import glob, os, sys\nfor p in glob.glob(sys.argv[1]): os.unlink(p)",
-               str(cache / (path.stem + ".*")))
-        for version in pips(t, NEW_PIP):
-            proc = pip(t, version, "list")
-            if proc.returncode != 0 or "Traceback" in proc.stderr:
-                failures.append((rel, version, "pip list", proc.stdout + proc.stderr))
-            proc = pip(t, version, "install", *offline(wheelhouse, "six"))
-            lines = [ln for ln in proc.stderr.splitlines() if "sitewarden" in ln]
-            if (proc.returncode != 1 or "Traceback" in proc.stderr or len(lines) != 1
-                    or rel.rpartition("/")[2] not in lines[0]
-                    or "sitewarden install" not in lines[0] or local_names(t)):
-                failures.append((rel, version, "pip install", proc.returncode, proc.stderr))
-        proc = t.run([t.executable, str(scripts / "main.py")])
-        if proc.returncode != 0 or "script ran 1" not in proc.stdout or "Traceback" in proc.stderr:
-            failures.append((rel, "script", proc.stdout + proc.stderr))
-        proc = t.python("-m", "ensurepip")
-        if proc.returncode != 1 or "Traceback" in proc.stderr or "sitewarden install" not in \
-                proc.stderr:
-            failures.append((rel, "ensurepip", proc.returncode, proc.stderr[-2000:]))
-        proc = t.cli("status", "--python", t.executable)
-        if "incomplete" not in proc.stdout or rel not in proc.stdout:
-            failures.append((rel, "status", proc.stdout + proc.stderr))
-        t.install()  # the fix the message names
-        proc = pip(t, NEW_PIP, "install", *offline(wheelhouse, "six"))
-        if refused(proc, t.marker_phrase):
-            failures.append((rel, "after repair", refused(proc, t.marker_phrase)))
+    os.chmod(t.tmp, 0o755)
+
+
+#: One guarded python per interpreter, shared by its damaged-runtime tests (one xdist
+#: group: each repairs the runtime before the next).
+damaged_python = per_input_python(None, DAMAGE, prepare=_scripts)
+
+
+@pytest.mark.parametrize("python, rel", input_params(DAMAGE, "damaged-runtime"))
+def test_damaged_runtime_keeps_programs_working_and_refuses_installs(damaged_python, python,
+                                                                     rel, wheelhouse):
+    """With one file of the deployed runtime missing, every program keeps working,
+    installs are refused with one line naming the damage and the fix, and ``status``
+    says the deployment is incomplete.  The files of ``DAMAGE`` one after another in one
+    guarded python per interpreter, each test repairing the runtime at its end."""
+    t = damaged_python.get(python)
+    try:
+        failures = _damaged_runtime(t, rel, wheelhouse)
+    except BaseException:
+        damaged_python.discard()  # the runtime may be left damaged: the next test starts anew
+        raise
     check(failures)
+
+
+def _damaged_runtime(t, rel: str, wheelhouse) -> list:
+    """Delete ``rel`` from ``t``'s deployed runtime, try programs, installs and
+    ``status``, repair (``sitewarden install``): the failures."""
+    scripts = t.tmp / "scripts"
+    failures = []
+    path = _runtime_file(t, rel)
+    if path is None:
+        return [(rel, "not in the deployed runtime")]
+    t.put(path, "absent")
+    cache = path.parent / "__pycache__"
+    t.root("import glob, os, sys\nfor p in glob.glob(sys.argv[1]): os.unlink(p)",
+           str(cache / (path.stem + ".*")))
+    for version in pips(t, NEW_PIP):
+        proc = pip(t, version, "list")
+        if proc.returncode != 0 or "Traceback" in proc.stderr:
+            failures.append((rel, version, "pip list", proc.stdout + proc.stderr))
+        proc = pip(t, version, "install", *offline(wheelhouse, "six"))
+        lines = [ln for ln in proc.stderr.splitlines() if "sitewarden" in ln]
+        if (proc.returncode != 1 or "Traceback" in proc.stderr or len(lines) != 1
+                or rel.rpartition("/")[2] not in lines[0]
+                or "sitewarden install" not in lines[0] or local_names(t)):
+            failures.append((rel, version, "pip install", proc.returncode, proc.stderr))
+    proc = t.run([t.executable, str(scripts / "main.py")])
+    if proc.returncode != 0 or "script ran 1" not in proc.stdout or "Traceback" in proc.stderr:
+        failures.append((rel, "script", proc.stdout + proc.stderr))
+    proc = t.python("-m", "ensurepip")
+    if proc.returncode != 1 or "Traceback" in proc.stderr or "sitewarden install" not in \
+            proc.stderr:
+        failures.append((rel, "ensurepip", proc.returncode, proc.stderr[-2000:]))
+    proc = t.cli("status", "--python", t.executable)
+    if "incomplete" not in proc.stdout or rel not in proc.stdout:
+        failures.append((rel, "status", proc.stdout + proc.stderr))
+    t.install()  # the fix the message names
+    proc = pip(t, NEW_PIP, "install", *offline(wheelhouse, "six"))
+    if refused(proc, t.marker_phrase):
+        failures.append((rel, "after repair", refused(proc, t.marker_phrase)))
+    return failures
 
 
 # ------------------------------------------------------------------ 7. venv as target
@@ -493,8 +516,9 @@ def test_install_report_is_about_this_install(guarded_target, wheelhouse):
 
 
 @pytest.fixture(autouse=True)
-def _readable_tmp(guarded_target):
+def _readable_tmp(request):
     """The target's tmp directory holds what the target reads (as root, or nobody)."""
-    os.chmod(guarded_target.tmp, 0o755)
+    if "guarded_target" in request.fixturenames:
+        os.chmod(request.getfixturevalue("guarded_target").tmp, 0o755)
     yield
 

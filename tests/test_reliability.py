@@ -2,9 +2,11 @@
 
 Issue #6.  Every test runs on every CPython 3.8+ found (hermetic Debian-shaped
 copies, ``harness.guarded``) and on Debian's own ``/usr/bin/python3`` (in a
-private mount namespace), tries many inputs in a loop inside one test, counts
-what it tried and reports it with ``harness.figures.record`` (printed; appended
-to ``$SITEWARDEN_FIGURES`` when set).  Expensive loops are bounded;
+private mount namespace), tries many inputs, counts what it tried and reports
+it with ``harness.figures.record`` (printed; appended to ``$SITEWARDEN_FIGURES``
+when set), one line per property and interpreter.  Each input of a loop is a test
+of its own (``[<interpreter>-<input>]``, ``harness.inputs``), while the loop still
+runs once per interpreter, in one guarded python.  Expensive loops are bounded;
 ``SITEWARDEN_STRESS=N`` multiplies them.  "Clean" means: exit status 0, no
 traceback, and nothing on stderr but the intended warnings.
 
@@ -21,7 +23,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +31,16 @@ from hypothesis import strategies as st
 
 from harness import make_dist, pip_dir, pip_versions_for, wheel
 from harness.figures import record, stress
-from harness.guarded import guarded_params, make_guarded, share_of
+from harness.guarded import guarded_params, make_guarded, scaled_of, share_of
+from harness.inputs import (
+    assert_input,
+    blame,
+    by_input,
+    grouped_params,
+    input_params,
+    once,
+    per_input_python,
+)
 
 STRESS = stress()
 TARGETS = guarded_params()
@@ -47,7 +58,9 @@ def target(guarded_target):
 @pytest.fixture(scope="module", params=TARGETS)
 def shared(request):
     """A guarded interpreter shared by the read-only tests of this module, with one
-    shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``)."""
+    shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``).
+    Its tests parametrize it with ``grouped_params("shared")`` (one xdist group
+    per interpreter: one such python per interpreter in the whole run)."""
     t = make_guarded(request.param)
     try:
         t.add_shadowed(["swr_shadowed"], plain=["swr_plain"])
@@ -89,62 +102,8 @@ def report(prop, target, tried, failures, **extra):
 
 
 # ------------------------------------------------------------- one test per input
-
-def input_params(inputs) -> list:
-    """``(python, input)`` params: each input on each interpreter, but split across the
-    roots' interpreters as :meth:`GuardedPython.share` splits a loop; ids name both."""
-    params = []
-    for param in TARGETS:
-        python = param.values[0]
-        for name in share_of(python, list(inputs)):
-            slug = re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
-            params.append(pytest.param(python, name, id="%s-%s" % (param.id, slug),
-                                       marks=param.marks))
-    return params
-
-
-class PerInput:
-    """The guarded python the input tests of one property run on: one per interpreter,
-    shared by its consecutive input tests (the inputs applied one after another, as in
-    one loop).  Their counts add up and are recorded as one line per property and
-    interpreter (``harness.figures``) when the python is replaced or the module ends;
-    under xdist, the lines of workers that shared an interpreter add up."""
-
-    def __init__(self, prop, inputs, prepare=None):
-        self.prop, self.inputs, self.prepare = prop, inputs, prepare
-        self.key = self.python = None
-
-    def get(self, param):
-        if self.python is None or self.key != param:
-            self.close()
-            self.python = make_guarded(param)
-            self.key = param
-            self.python.tally = {"tried": 0, "failures": 0}
-            if self.prepare is not None:
-                self.prepare(self.python)
-        return self.python
-
-    def close(self):
-        t, self.python, self.key = self.python, None, None
-        if t is not None:
-            try:
-                record(self.prop, t.label, t.tally["tried"], t.tally["failures"],
-                       inputs=len(self.inputs))
-            finally:
-                t.close()
-
-
-def per_input_python(prop, inputs, prepare=None):
-    """A module-scoped fixture: ``fixture.get(param)`` gives the :class:`PerInput` python."""
-    @pytest.fixture(scope="module")
-    def fixture():
-        pool = PerInput(prop, inputs, prepare)
-        try:
-            yield pool
-        finally:
-            pool.close()
-
-    return fixture
+# Each input of a loop is a test ``[<interpreter>-<input>]`` (``harness.inputs``): the
+# loop itself still runs once per interpreter, in one guarded python.
 
 
 def report_input(target, tried, failures):
@@ -204,7 +163,12 @@ marker_startup_python = per_input_python(
     prepare=lambda t: t.add_shadowed(["swr_shadowed"]))
 
 
-@pytest.mark.parametrize("python, name", input_params(MARKERS))
+def marker_share(python):
+    """The marker corruptions ``python`` gets (the roots' interpreters split them)."""
+    return share_of(python, list(MARKERS))
+
+
+@pytest.mark.parametrize("python, name", input_params(marker_share, "marker-startup"))
 def test_startup_never_breaks_under_marker_corruption(marker_startup_python, python, name):
     """``-c pass`` is silent and a shadowed import warns (its advice asks whether the
     marker applies), as root and as ``nobody``, under every marker corruption."""
@@ -248,7 +212,7 @@ def run_or_hang(target, argv, env=None, timeout=60) -> subprocess.CompletedProce
 marker_blocks_python = per_input_python("blocks: marker corruption", MARKERS)
 
 
-@pytest.mark.parametrize("python, name", input_params(MARKERS))
+@pytest.mark.parametrize("python, name", input_params(marker_share, "marker-blocks"))
 def test_blocks_fail_closed_under_marker_corruption(marker_blocks_python, python, name):
     """Installs (an old pip, ensurepip) are refused with a clean message under every
     marker corruption: as root, and as nobody (where ensurepip is enough, but for the
@@ -471,6 +435,19 @@ def _garbage_metadata(distro: Path, local: Path, huge: bool = False) -> List[str
     return names
 
 
+#: The modules :func:`_garbage_metadata` makes (``huge``: HUGE_NAMES), each an input.
+GARBAGE_NAMES = [
+    "swm_garbage_metadata", "swm_garbage_pkginfo", "swm_invalid_utf8", "swm_nul",
+    "swm_missing_metadata", "swm_missing_files", "swm_invalid_version", "swm_no_name_version",
+    "swm_local_garbage", "swm_required", "swm_invalid_requirements", "swm_dist_info_file",
+    "swm_egg_info_file", "swm_metadata_dir", "swm_dist_info_loop", "swm_dangling_dist_info",
+    "swm_metadata_loop", "swm_weird_names", "swm_unreadable_dist_info", "swm_unreadable_metadata"]
+HUGE_NAMES = ["swm_huge_metadata", "swm_huge_record", "swm_huge_requires"]
+#: Inputs that take a whole directory's read permission from nobody: input -> attribute.
+UNREADABLE_DIRS = {"distro directory unreadable": "distro_dir",
+                   "local directory unreadable": "local_dir"}
+METADATA_INPUTS = GARBAGE_NAMES + HUGE_NAMES + list(UNREADABLE_DIRS)
+
 #: Imports every module named in argv, one by one; prints one line per failure and a count.
 IMPORT_ALL = r"""
 import sys
@@ -485,35 +462,78 @@ print("IMPORTED %d" % ok)
 """
 
 
-def _import_each(target, names, who, warns=True):
-    """Run IMPORT_ALL for ``names`` (or ``-c pass`` when not ``warns``); the problem or None."""
+def _import_each(target, names, who, warns=True) -> Dict[str, str]:
+    """Run IMPORT_ALL for ``names`` (or ``-c pass`` when not ``warns``): the problem of
+    each name the run failed for (a problem of the whole run: of the names it names,
+    else of all of them), empty when the run is clean."""
     args = ["-c", IMPORT_ALL, *names] if warns else ["-c", "pass"]
     argv = [target.executable, *args]
     proc = run_or_hang(target, target.nobody(argv) if who == "nobody" else argv)
     problem = unclean(proc, warnings=warns)
-    if problem is None and warns:
-        if "IMPORTED %d" % len(names) not in proc.stdout:
-            return "imports failed: " + proc.stdout
-        counts = {}
-        for line in proc.stderr.splitlines():
-            if "ShadowWarning" in line:
-                module = line.split("ShadowWarning: ", 1)[1].split("'")[1]
-                counts[module] = counts.get(module, 0) + 1
-        twice = {m: n for m, n in counts.items() if n > 1}
-        if twice:
-            return "warned more than once: %s" % twice
-    return problem
+    if problem is not None:
+        return dict.fromkeys(blame(problem, names), problem)
+    if not warns:
+        return {}
+    if "IMPORTED %d" % len(names) not in proc.stdout:
+        failed = {line[len("FAILED "):].split(":", 1)[0]: line
+                  for line in proc.stdout.splitlines() if line.startswith("FAILED ")}
+        return {name: "imports failed: " + failed.get(name, proc.stdout)
+                for name in [n for n in names if n in failed] or names}
+    counts = {}
+    for line in proc.stderr.splitlines():
+        if "ShadowWarning" in line:
+            module = line.split("ShadowWarning: ", 1)[1].split("'")[1]
+            counts[module] = counts.get(module, 0) + 1
+    twice = {m: n for m, n in counts.items() if n > 1}
+    if twice:
+        problem = "warned more than once: %s" % twice
+        return dict.fromkeys([m for m in names if m in twice] or blame(problem, names), problem)
+    return {}
 
 
-def test_garbage_metadata_never_breaks_startup_or_imports(target):
+@pytest.mark.parametrize("python, name", input_params(METADATA_INPUTS, "garbage-metadata"))
+def test_garbage_metadata_never_breaks_startup_or_imports(python, name):
     """Every broken ``*.dist-info``/``*.egg-info`` (garbage, missing, invalid versions and
     requirements, a file, a loop, odd names, unreadable directories and files) in the
     distro and local directories: startup is silent, every shadowed import succeeds and
     warns at most once, as root and as nobody; ``check`` still reports.  Then huge (10 MB)
-    metadata files, imported on their own (each shadowed import reads them)."""
+    metadata files, imported on their own (each shadowed import reads them).  One run
+    per interpreter applies them all (:func:`_garbage_metadata_run`)."""
+    assert_input(once("startup: garbage metadata", python, _garbage_metadata_run, python), name)
+
+
+def _garbage_metadata_run(python):
+    """Every input of the garbage metadata test on one fresh guarded ``python``, the
+    shadowed imports of a phase in one process: the failures of each input."""
+    target = make_guarded(python)
+    try:
+        failures = by_input(METADATA_INPUTS)
+        tried, failed = _metadata_phases(target, failures)
+        # Whole directories unreadable to nobody: the distro one, then the local one.
+        for name, attribute in UNREADABLE_DIRS.items():
+            d = getattr(target, attribute)
+            target.chmod(d, 0o700)
+            try:
+                for warns in (False, True):
+                    tried += 1
+                    problems = _import_each(target, ["json"], "nobody", warns)
+                    if problems:
+                        failed += 1
+                        failures[name].append(("nobody", "%s unreadable" % d, problems["json"]))
+            finally:
+                target.chmod(d, 0o755)
+        record("startup: garbage metadata", target.label, tried, failed,
+               inputs=len(METADATA_INPUTS))
+        return failures
+    finally:
+        target.close()
+
+
+def _metadata_phases(target, failures):
+    """The garbage metadata, then the huge, each imported as root and as nobody; the
+    failures go to ``failures`` (by input); returns (runs tried, runs failed)."""
     stage = target.tmp / "metadata-stage"
-    tried, failures = 0, []
-    names_by_phase = []
+    tried = failed = 0
     for phase, huge in (("garbage", False), ("huge", True)):
         distro, local = stage / phase / "distro", stage / phase / "local"
         distro.mkdir(parents=True)
@@ -521,7 +541,7 @@ def test_garbage_metadata_never_breaks_startup_or_imports(target):
         # A FIFO would block a reader forever: left out here, see
         # test_metadata_fifo_does_not_hang.
         names = _garbage_metadata(distro, local, huge=huge)
-        names_by_phase.append(names)
+        assert names == (HUGE_NAMES if huge else GARBAGE_NAMES), "the inputs are %s" % names
         target.merge_into(distro, target.distro_dir)
         target.merge_into(local, target.local_dir)
         if not huge:
@@ -531,27 +551,19 @@ def test_garbage_metadata_never_breaks_startup_or_imports(target):
         for who in ("root", "nobody"):
             for warns in (False, True):
                 tried += len(names)
-                problem = _import_each(target, names, who, warns)
-                if problem:
-                    failures.append((phase, who, "imports" if warns else "startup", problem))
+                problems = _import_each(target, names, who, warns)
+                failed += bool(problems)
+                for name, problem in problems.items():
+                    failures[name].append((phase, who, "imports" if warns else "startup",
+                                           problem))
         if not huge:
             proc = target.cli("check", "--python", target.executable, "--json")
             tried += len(names)
             if proc.returncode not in (0, 1) or "Traceback" in proc.stderr:
-                failures.append(("root", "check", proc.stderr[-2000:]))
-    # Whole directories unreadable to nobody: the distro one, then the local one.
-    for d in (target.distro_dir, target.local_dir):
-        target.chmod(d, 0o700)
-        try:
-            for warns in (False, True):
-                tried += 1
-                problem = _import_each(target, ["json"], "nobody", warns)
-                if problem:
-                    failures.append(("nobody", "%s unreadable" % d, problem))
-        finally:
-            target.chmod(d, 0o755)
-    report("startup: garbage metadata", target, tried, failures,
-           inputs=sum(map(len, names_by_phase)) + 2)
+                failed += 1
+                for name in blame(proc.stderr[-2000:], names):
+                    failures[name].append(("root", "check", proc.stderr[-2000:]))
+    return tried, failed
 
 
 def test_metadata_fifo_does_not_hang(target):
@@ -598,11 +610,64 @@ def big_dir():
     return big
 
 
-def test_garbage_sys_path_never_breaks_startup_or_imports(target, big_dir):
+SYS_PATH_CASES = ["startup .pth", "startup .pth, imports", "PYTHONPATH",
+                  "before the first import", "vanishing while importing"]
+
+
+@pytest.mark.parametrize("python, name", input_params(SYS_PATH_CASES, "garbage-sys-path"))
+def test_garbage_sys_path_never_breaks_startup_or_imports(python, name, big_dir):
     """Non-string entries, bytes, zip files, missing and vanishing directories, symlink
     loops and a directory with 100,000 entries on ``sys.path``: at startup (a ``.pth``
     file and ``PYTHONPATH``), before the first import (when the guard scans) and while
-    other threads import."""
+    other threads import.  One run per interpreter tries every case
+    (:func:`_garbage_sys_path_run`)."""
+    assert_input(once("startup: garbage sys.path", python, _garbage_sys_path_run, python,
+                      big_dir), name)
+
+
+def _garbage_sys_path_run(python, big_dir):
+    """Every case of the garbage sys.path test on one fresh guarded ``python``, as root
+    and as nobody: the failures of each case."""
+    target = make_guarded(python)
+    try:
+        cases, vanishing = _sys_path_cases(target, big_dir)
+        assert [case[0] for case in cases] == SYS_PATH_CASES
+        failures = by_input(SYS_PATH_CASES)
+        tried = failed = 0
+        for who in ("root", "nobody"):
+            for name, args, env, warns in cases:
+                if who == "nobody" and name == "before the first import":
+                    continue  # it deletes a directory: root's case only
+                if name == "before the first import":
+                    (vanishing / "swp_gone_soon.py").parent.mkdir(exist_ok=True)
+                    (vanishing / "swp_gone_soon.py").write_text("X = 1\n")
+                tried += 1
+                problem = _sys_path_problem(target, [target.executable, *args], who, env, warns)
+                if problem:
+                    failed += 1
+                    failures[name].append((who, name, problem))
+        record("startup: garbage sys.path", target.label, tried, failed)
+        return failures
+    finally:
+        target.close()
+
+
+def _sys_path_problem(target, argv, who, env, warns) -> Optional[str]:
+    """Why one run of a sys.path case is not clean, or None."""
+    proc = target.run(target.nobody(argv) if who == "nobody" else argv, env=env, timeout=120)
+    problem = unclean(proc, warnings=warns)
+    if problem is None and warns and proc.stdout.strip() != "ok":
+        problem = "output: " + proc.stdout + proc.stderr
+    if problem:
+        control = target.run(argv, env={**env, "SITEWARDEN_DISABLE": "1"}, timeout=120)
+        if unclean(control, warnings=warns):
+            problem += " (fails without the guard too: not a valid input)"
+    return problem
+
+
+def _sys_path_cases(target, big_dir):
+    """The garbage sys.path staged in ``target``: its cases (name, args, env, whether
+    warnings are expected) and the directory the first-import case deletes."""
     target.add_shadowed(["swr_shadowed"])
     tmp = target.tmp
     loop = tmp / "loop"
@@ -683,27 +748,7 @@ def test_garbage_sys_path_never_breaks_startup_or_imports(target, big_dir):
         ("before the first import", ["-c", first_import], {}, True),
         ("vanishing while importing", ["-c", churn], {}, True),
     ]
-    tried, failures = 0, []
-    for who in ("root", "nobody"):
-        for name, args, env, warns in cases:
-            if who == "nobody" and name == "before the first import":
-                continue  # it deletes a directory: root's case only
-            if name == "before the first import":
-                (vanishing / "swp_gone_soon.py").parent.mkdir(exist_ok=True)
-                (vanishing / "swp_gone_soon.py").write_text("X = 1\n")
-            argv = [target.executable, *args]
-            proc = target.run(target.nobody(argv) if who == "nobody" else argv, env=env,
-                              timeout=120)
-            tried += 1
-            problem = unclean(proc, warnings=warns)
-            if problem is None and warns and proc.stdout.strip() != "ok":
-                problem = "output: " + proc.stdout + proc.stderr
-            if problem:
-                control = target.run(argv, env={**env, "SITEWARDEN_DISABLE": "1"}, timeout=120)
-                if unclean(control, warnings=warns):
-                    problem += " (fails without the guard too: not a valid input)"
-                failures.append((who, name, problem))
-    report("startup: garbage sys.path", target, tried, failures)
+    return cases, vanishing
 
 
 # ------------------------------------------------------------------ environment
@@ -715,21 +760,45 @@ KNOWN = ["SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "_SITEWARDEN_OVERRIDE",
          "PIP_BREAK_SYSTEM_PACKAGES"]
 
 
-def test_garbage_environment_never_breaks_startup(shared):
+@pytest.mark.parametrize("where", KNOWN)
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
+def test_garbage_environment_never_breaks_startup(shared, where):
     """Garbage in every ``SITEWARDEN_*`` variable (and unknown ones) and in
-    ``PIP_BREAK_SYSTEM_PACKAGES``, with a shadowed import (hypothesis)."""
-    tried, failures = [0], []
-    canary = shared.tmp / "CANARY-env"
+    ``PIP_BREAK_SYSTEM_PACKAGES``, with a shadowed import (hypothesis); the input is the
+    variable that also holds code (the examples split between them, one run)."""
+    assert_input(once("startup: garbage environment", shared, _garbage_environment_run,
+                      shared), where)
 
-    @settings(max_examples=25 * STRESS, deadline=None, database=None,
+
+def _garbage_environment_run(shared):
+    """The hypothesis examples of the garbage environment test (``25 * STRESS``, split
+    between the variables that hold code): the failures of each variable."""
+    failures = by_input(KNOWN)
+    tried = failed = 0
+    for i, where in enumerate(KNOWN):
+        runs, problems = _environment_examples(shared, where,
+                                               len(range(i, 25 * STRESS, len(KNOWN))))
+        tried, failed = tried + runs, failed + len(problems)
+        failures[where].extend(problems)
+        if (shared.tmp / ("CANARY-env-" + where)).exists():
+            failures[where].append(("code in %s ran" % where, "canary exists"))
+    record("startup: garbage environment", shared.label, tried, failed)
+    return failures
+
+
+def _environment_examples(shared, where, examples):
+    """``examples`` garbage environments with code in ``where``: (tried, failures)."""
+    tried, failures = [0], []
+    canary = shared.tmp / ("CANARY-env-" + where)
+
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(known=st.fixed_dictionaries({k: env_value for k in KNOWN}),
            extra=st.dictionaries(st.from_regex(r"\ASITEWARDEN_[A-Z_]{1,12}\Z"), env_value,
                                  max_size=3),
            code=st.sampled_from(["touch " + str(canary), "__import__('os').system('touch %s')"
-                                 % canary, "$(touch %s)" % canary, "`touch %s`" % canary]),
-           where=st.sampled_from(KNOWN))
-    def check(known, extra, code, where):
+                                 % canary, "$(touch %s)" % canary, "`touch %s`" % canary]))
+    def check(known, extra, code):
         env = {**extra, **known}
         env[where] = env[where] + code  # code in a value is data, never run
         proc = shared.python("-c", "import json, swr_shadowed, swr_plain", env=env)
@@ -739,8 +808,7 @@ def test_garbage_environment_never_breaks_startup(shared):
             failures.append((env, problem))
 
     check()
-    assert not canary.exists()
-    report("startup: garbage environment", shared, tried[0], failures)
+    return tried[0], failures
 
 
 # ------------------------------------------------------------------ deployment faults
@@ -810,51 +878,146 @@ FAULTS = ["runtime deleted", "runtime is a file", "__init__.py deleted",
           "old hook, new runtime", "new hook, old runtime"]
 
 
-def test_deployment_faults_never_break_startup(target):
+@pytest.mark.parametrize("python, fault", input_params(FAULTS, "deployment-faults"))
+def test_deployment_faults_never_break_startup(python, fault):
     """The runtime deleted (wholly or partly) with the ``.pth`` left behind, no bytecode,
     an old hook with this runtime and this hook with an old runtime, each with the site
     directory writable (root), read-only to the user (nobody) and read-only for everyone
-    (a read-only mount, root): every start is clean."""
-    target.add_shadowed(["swr_shadowed"])
-    saved = target.tmp / "saved-deployment"
-    saved.mkdir()
-    target.root(_SAVE, str(target.local_dir), str(saved), "save")
-    site = str(target.local_dir)
-    tried, failures = 0, []
-    for fault in FAULTS:
-        data = {"old hook, new runtime": OLD_PTH, "new hook, old runtime": OLD_RUNTIME_INIT}
-        target.root(_FAULT, site, fault, data=data.get(fault, "").encode())
-        try:
-            for how in ("read-only mount", "nobody", "root"):  # root last: it may write bytecode
-                for code, warns in (("pass", False), ("import swr_shadowed, json", True)):
-                    argv = [target.executable, "-c", code]
-                    if how == "nobody":
-                        argv = target.nobody(argv)
-                    elif how == "read-only mount":
-                        argv = ["unshare", "-m", "--propagation", "private", "sh", "-c",
-                                READ_ONLY, "sh", site, *argv]
-                    proc = target.run(argv)
-                    tried += 1
-                    problem = unclean(proc, warnings=warns)
-                    if problem:
-                        failures.append((fault, how, code, problem))
-        finally:
-            target.root(_SAVE, site, str(saved), "restore")
-    # The guard still works after all that, from a read-only site without bytecode.
-    target.root(_FAULT, site, "no bytecode")
-    proc = target.run(target.nobody([target.executable, "-c", "import swr_shadowed"]))
-    tried += 1
-    if unclean(proc, warnings=True) or "ShadowWarning" not in proc.stderr:
-        failures.append(("no bytecode", "nobody", "warns", proc.stderr))
-    report("startup: deployment faults", target, tried, failures, inputs=len(FAULTS))
+    (a read-only mount, root): every start is clean.  One run per interpreter applies
+    them all, one after another (:func:`_deployment_faults_run`); then, counted for "no
+    bytecode", the guard still warns from a read-only site without bytecode."""
+    assert_input(once("startup: deployment faults", python, _deployment_faults_run, python),
+                 fault)
+
+
+def _deployment_faults_run(python):
+    """Every fault on one fresh guarded ``python``, the deployment restored after each:
+    the failures of each fault."""
+    target = make_guarded(python)
+    try:
+        target.add_shadowed(["swr_shadowed"])
+        saved = target.tmp / "saved-deployment"
+        saved.mkdir()
+        target.root(_SAVE, str(target.local_dir), str(saved), "save")
+        site = str(target.local_dir)
+        failures = by_input(FAULTS)
+        tried = failed = 0
+        for fault in FAULTS:
+            data = {"old hook, new runtime": OLD_PTH, "new hook, old runtime": OLD_RUNTIME_INIT}
+            target.root(_FAULT, site, fault, data=data.get(fault, "").encode())
+            try:
+                problems = _starts_under_fault(target, site)
+            finally:
+                target.root(_SAVE, site, str(saved), "restore")
+            tried, failed = tried + 6, failed + len(problems)
+            failures[fault].extend((fault, *problem) for problem in problems)
+        # The guard still works after all that, from a read-only site without bytecode.
+        target.root(_FAULT, site, "no bytecode")
+        proc = target.run(target.nobody([target.executable, "-c", "import swr_shadowed"]))
+        tried += 1
+        if unclean(proc, warnings=True) or "ShadowWarning" not in proc.stderr:
+            failed += 1
+            failures["no bytecode"].append(("no bytecode", "nobody", "warns", proc.stderr))
+        record("startup: deployment faults", target.label, tried, failed, inputs=len(FAULTS))
+        return failures
+    finally:
+        target.close()
+
+
+def _starts_under_fault(target, site):
+    """The 6 starts (``-c pass``, a shadowed import; through a read-only mount, as nobody,
+    as root) with a fault in place: (how, code, problem) of each unclean one."""
+    problems = []
+    for how in ("read-only mount", "nobody", "root"):  # root last: it may write bytecode
+        for code, warns in (("pass", False), ("import swr_shadowed, json", True)):
+            argv = [target.executable, "-c", code]
+            if how == "nobody":
+                argv = target.nobody(argv)
+            elif how == "read-only mount":
+                argv = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                        READ_ONLY, "sh", site, *argv]
+            problem = unclean(target.run(argv), warnings=warns)
+            if problem:
+                problems.append((how, code, problem))
+    return problems
 
 
 # ------------------------------------------------------------------ blocks: nothing lost
 
 
-def test_killed_upgrade_never_loses_a_distro_file(target):
+def kill_points(python) -> List[Tuple[str, float]]:
+    """The killed runs of the killed-upgrade test on ``python``, each an input: its name
+    and when it is killed (a fraction of a whole upgrade's duration, drawn from
+    ``Random(668)``; 6 runs, a third on the roots' interpreters, times STRESS)."""
+    rng = random.Random(668)
+    fractions = [rng.uniform(0.1, 1.0) for _ in range(scaled_of(python, 6) * STRESS)]
+    return [("kill %d at %d percent" % (i + 1, round(100 * f)), f)
+            for i, f in enumerate(fractions)]
+
+
+@pytest.mark.parametrize("python, kill", input_params(
+    lambda python: [name for name, _ in kill_points(python)], "killed-upgrade"))
+def test_killed_upgrade_never_loses_a_distro_file(python, kill):
     """SIGKILL pip at random points while it upgrades a distro-installed package with the
-    override: the distro directory is byte-identical after every run."""
+    override: the distro directory is byte-identical after every run.  Each kill point is
+    an input; one run per interpreter tries them all (:func:`_killed_upgrade_run`), and
+    fails them all if none of its runs was killed."""
+    assert_input(once("nothing lost: killed distro upgrades", python, _killed_upgrade_run,
+                      python), kill)
+
+
+def _killed_upgrade_run(python):
+    """One upgrade to its end, then one killed upgrade per kill point, on one fresh
+    guarded ``python``: the failures of each kill point."""
+    target = make_guarded(python)
+    try:
+        argv, env, before = _prepare_upgrade(target)
+        reset = ("import glob, os, shutil, sys\n"
+                 "for p in glob.glob(sys.argv[1] + '/six*'):\n"
+                 "    shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)\n")
+        # One run to its end: how long an upgrade takes here, and that it lands locally.
+        t0 = time.monotonic()
+        proc = target.run(argv, env=env)
+        duration = time.monotonic() - t0
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        version = argv[-1].partition("==")[2]
+        assert target.read_bytes(target.local_dir / "six.py").find(version.encode()) >= 0
+        points = kill_points(python)
+        failures = by_input([name for name, _ in points])
+        runs, kills, lost = 1, 0, 0
+        previous = before
+        for name, fraction in points:
+            target.root(reset, str(target.local_dir))
+            p = target.popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(fraction * duration)
+            if p.poll() is None:
+                p.kill()
+                kills += 1
+            p.wait()
+            runs += 1
+            after = target.digest(target.distro_dir, skip_pycache=True)
+            lost += sum(1 for k in before if after.get(k) != before[k])
+            lost += sum(1 for k in after if k not in before)
+            # A kill point fails for what its own run changed (a loss stays lost after it).
+            changed = sorted(k for k in set(before) | set(after)
+                             if before.get(k) != after.get(k) != previous.get(k))
+            if changed:
+                failures[name].append(("distro files changed", changed[:20]))
+            previous = after
+        record("nothing lost: killed distro upgrades", target.label, runs, lost, kills=kills,
+               distro_files=len(before), files_lost=lost)
+        if kills == 0:
+            for name in failures:
+                failures[name].append("no run was killed; widen the delays")
+        return failures
+    finally:
+        target.close()
+
+
+def _prepare_upgrade(target):
+    """A distro ``six`` in ``target`` and a wheel of the other version: the pip command
+    that upgrades to it with the override, its environment, and the distro directory's
+    digest before (bytecode aside)."""
     if not target.interp.is_debian_system:  # Debian ships six in its distro directory
         target.copy_in(lambda d: make_dist(d, "six", "1.16.0", {"six.py": "V = '1.16.0'\n"},
                                            kind="egg-info"), target.distro_dir)
@@ -871,34 +1034,7 @@ def test_killed_upgrade_never_loses_a_distro_file(target):
     argv = [target.executable, "-m", "pip", "install", "--upgrade", "--break-system-packages",
             "--no-index", "--find-links", str(house), "six==" + version]
     # Bytecode aside: an interpreter Debian ships none for (sid's 3.15) writes its own.
-    before = target.digest(target.distro_dir, skip_pycache=True)
-    reset = ("import glob, os, shutil, sys\n"
-             "for p in glob.glob(sys.argv[1] + '/six*'):\n"
-             "    shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)\n")
-    rng = random.Random(668)
-    # One run to its end: how long an upgrade takes here, and that it lands locally.
-    t0 = time.monotonic()
-    proc = target.run(argv, env=env)
-    duration = time.monotonic() - t0
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert target.read_bytes(target.local_dir / "six.py").find(version.encode()) >= 0
-    runs, kills, lost = 1, 0, 0
-    for _ in range(target.scaled(6) * STRESS):
-        target.root(reset, str(target.local_dir))
-        p = target.popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.1, 1.0) * duration)
-        if p.poll() is None:
-            p.kill()
-            kills += 1
-        p.wait()
-        runs += 1
-        after = target.digest(target.distro_dir, skip_pycache=True)
-        lost += sum(1 for k in before if after.get(k) != before[k])
-        lost += sum(1 for k in after if k not in before)
-    record("nothing lost: killed distro upgrades", target.label, runs, lost, kills=kills,
-           distro_files=len(before), files_lost=lost)
-    assert kills > 0, "no run was killed; widen the delays"
-    assert lost == 0
+    return argv, env, target.digest(target.distro_dir, skip_pycache=True)
 
 
 # ------------------------------------------------------------------ load
@@ -963,6 +1099,7 @@ print(alive, len(errors), " ".join(sorted(seen)))
     assert not failures, failures[:3]
 
 
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
 def test_two_hundred_concurrent_starts(shared):
     """200 interpreters started at once (importing a shadowed module): all succeed."""
     tried, failures = 0, []
@@ -979,6 +1116,7 @@ def test_two_hundred_concurrent_starts(shared):
     report("load: 200 concurrent starts", shared, tried, failures)
 
 
+@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
 def test_threading_not_imported_at_startup(shared):
     """Startup (``-c`` and a script, with ``-I``/``-E``/``-s`` too) and the guard's first
     import never import ``threading`` (gevent-style programs patch it first)."""

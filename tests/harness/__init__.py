@@ -10,6 +10,8 @@
   (hermetic, Debian namespace, root), guard deployed or not.
 * ``cli``: the CLI of this checkout on the host (``CLI``, ``run_cli``).
 * ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
+* ``inputs``: one test per input of a reliability loop, the loop still run once per
+  interpreter (``input_params``, ``once``, ``PerInput``; xdist groups).
 """
 
 from .debian_ns import DebianNamespace, MountNamespace, NamespaceError, available, overlay_dirs

@@ -16,6 +16,7 @@ from . import roots
 from .debian_ns import DebianNamespace, MountNamespace, available
 from .guarded import guarded_params, make_guarded, open_root, running_under_ci
 from .hermetic import DEFAULT_MARKER, HermeticPython, build_hermetic
+from .inputs import pytest_collection_modifyitems  # noqa: F401  (a hook: xdist groups)
 from .interpreters import Interpreter, pyenv_interpreters
 
 __all__ = ["open_root", "running_under_ci"]  # the harness's rule for a missing prerequisite

@@ -68,6 +68,14 @@ def share_of(param: Any, items: Sequence[Any]) -> List[Any]:
     return list(items)
 
 
+def scaled_of(param: Any, n: int) -> int:
+    """The repetition count ``n`` for the python of a :func:`guarded_params` value
+    (:meth:`GuardedPython.scaled`): ``n``, but a third on the roots' interpreters."""
+    if isinstance(param, RootTarget):
+        return max(1, -(-n // len(TARGETS)))
+    return n
+
+
 #: Imports the modules named in argv, one by one; prints every warning shown
 #: (category, message, filename, lineno) and where each module came from.
 IMPORTER = r"""
@@ -489,7 +497,7 @@ class RootGuarded(NamespaceGuarded):
         return share_of(self.root_target, items)
 
     def scaled(self, n):
-        return max(1, -(-n // len(TARGETS)))
+        return scaled_of(self.root_target, n)
 
 
 def running_under_ci() -> bool:
