@@ -235,29 +235,53 @@ def landing_prefix(t) -> str:
     return proc.stdout.strip()
 
 
+def turn_of(t) -> int:
+    """``t``'s place among the interpreters, for pairing a test's cases with pips in
+    rotation (a Latin square over the interpreters: each interpreter runs every case
+    and every pip, and every (case, pip) pair runs on some of them)."""
+    return next((i for i, p in enumerate(guarded_params()) if p.id == t.id), 0)
+
+
+def in_rotation(t, cases, versions):
+    """``[(case, pip)]``: each of ``cases`` with one of ``versions`` (the upstream pips,
+    in rotation, see :func:`turn_of`) and with Debian's own pip where it is one of them."""
+    upstream = [v for v in versions if v != DISTRO_PIP]
+    distro = [v for v in versions if v == DISTRO_PIP]
+    turn = turn_of(t)
+    return [(case, version) for index, case in enumerate(cases)
+            for version in ([upstream[(index + turn) % len(upstream)]] if upstream else [])
+            + distro]
+
+
 def test_destinations_that_resolve_into_the_interpreter(guarded_target, wheelhouse):
     """--target, --prefix and --root (pip), --root (setup.py, ensurepip) and --destdir
     (installer) are judged by where the files land: into the interpreter's own
-    directories they are refused as a plain install is; elsewhere they are not."""
+    directories they are refused as a plain install is; elsewhere they are not.
+
+    Each destination runs with one upstream pip, in rotation over the interpreters
+    (:func:`in_rotation`), and with Debian's own; the override with every pip."""
     t = guarded_target
     prefix = landing_prefix(t)
     link = t.tmp / "link-to-site"
     link.symlink_to(t.local_dir)
     failures = []
-    for version in pips(t, NEW_PIP, OLD_PIP):
-        for args in (("--target", str(t.local_dir)), ("--target", str(link)),
-                     ("--prefix", str(prefix)), ("--root", "/")):
-            problem = refused(pip(t, version, "install", *args, *offline(wheelhouse, "six")),
-                              t.marker_phrase)
-            if problem:
-                failures.append((version, args, problem))
-            if local_names(t):
-                failures.append((version, args, "written: %s" % local_names(t)))
-        for args in (("--target", str(t.tmp / "t")), ("--prefix", str(t.tmp / "p")),
-                     ("--root", str(t.tmp / "r"))):
-            problem = ok(pip(t, version, "install", *args, *offline(wheelhouse, "six")))
-            if problem:
-                failures.append((version, args, problem))
+    versions = pips(t, NEW_PIP, OLD_PIP)
+    into = (("--target", str(t.local_dir)), ("--target", str(link)),
+            ("--prefix", str(prefix)), ("--root", "/"))
+    for args, version in in_rotation(t, into, versions):
+        problem = refused(pip(t, version, "install", *args, *offline(wheelhouse, "six")),
+                          t.marker_phrase)
+        if problem:
+            failures.append((version, args, problem))
+        if local_names(t):
+            failures.append((version, args, "written: %s" % local_names(t)))
+    elsewhere = (("--target", str(t.tmp / "t")), ("--prefix", str(t.tmp / "p")),
+                 ("--root", str(t.tmp / "r")))
+    for args, version in in_rotation(t, elsewhere, versions):
+        problem = ok(pip(t, version, "install", *args, *offline(wheelhouse, "six")))
+        if problem:
+            failures.append((version, args, problem))
+    for version in versions:
         # With the override, the destination is the interpreter's and is allowed.
         proc = pip(t, version, "install", "--break-system-packages", "--target",
                    str(t.local_dir), *offline(wheelhouse, "six"))
@@ -315,25 +339,21 @@ def test_damaged_marker_fails_closed_for_every_pip(guarded_target, wheelhouse):
     """A marker that exists in any form blocks pip 23+ (upstream and Debian's) as it
     blocks older pips, though pip's own check would let the install through.
 
-    Each interpreter runs every form and every upstream pip, paired in rotation (a
-    Latin square over the interpreters: every pair runs on one of every three);
-    Debian's own pip runs with every form."""
+    Each interpreter runs every form and every upstream pip, paired in rotation
+    (:func:`in_rotation`); Debian's own pip runs with every form."""
     t = guarded_target
     failures = []
     versions = pips(t, NEW_PIP, "23.0.1", OLD_PIP)
-    upstream = [v for v in versions if v != DISTRO_PIP]
-    turn = next((i for i, p in enumerate(guarded_params()) if p.id == t.id), 0)
-    for index, (name, (kind, data)) in enumerate(DAMAGED_MARKERS.items()):
+    for name, version in in_rotation(t, list(DAMAGED_MARKERS), versions):
+        kind, data = DAMAGED_MARKERS[name]
         t.put(t.marker, kind, data)
-        paired = [upstream[(index + turn) % len(upstream)]] if upstream else []
-        for version in paired + [v for v in versions if v == DISTRO_PIP]:
-            # (uninstall six, never pip: a regression would remove the shared pip on PYTHONPATH)
-            for args in (("install", *offline(wheelhouse, "six")), ("uninstall", "-y", "six")):
-                problem = refused(pip(t, version, *args), "could not read")
-                if problem:
-                    failures.append((name, version, args[0], problem))
-            if local_names(t):
-                failures.append((name, version, "installed"))
+        # (uninstall six, never pip: a regression would remove the shared pip on PYTHONPATH)
+        for args in (("install", *offline(wheelhouse, "six")), ("uninstall", "-y", "six")):
+            problem = refused(pip(t, version, *args), "could not read")
+            if problem:
+                failures.append((name, version, args[0], problem))
+        if local_names(t):
+            failures.append((name, version, "installed"))
     check(failures)
 
 
