@@ -16,7 +16,7 @@ FACTS_FORMAT = 1
 
 def _sitecustomize_location(search_path):
     """The file ``import sitecustomize`` would load, searched on the site-enabled path."""
-    from importlib.machinery import PathFinder  # after _load_stdlib put the stdlib first
+    from importlib.machinery import PathFinder  # after _stdlib_first: from the stdlib
 
     try:
         spec = PathFinder.find_spec("sitecustomize", search_path)
@@ -30,7 +30,7 @@ def _sitecustomize_location(search_path):
 def facts():
     """Install-relevant facts of this interpreter, as JSON-ready data."""
     import site  # not at module level: the probe imports the standard library
-    import sysconfig  # (and its own modules) only once _load_* ordered sys.path
+    import sysconfig  # (and its own modules) only once _stdlib_first is in place
 
     from ..guard import marker  # (idem)
 
@@ -73,7 +73,7 @@ def facts():
 
 #: What each probe imports of sitewarden (see _load_runtime).
 _RUNTIME = {
-    "facts": ("guard.marker",),
+    "facts": ("guard.marker", "pathfacts", "_stdlib_names"),
     "check": ("guard.marker", "settings", "detect.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.plainversion", "_watch", "pathfacts",
@@ -82,16 +82,17 @@ _RUNTIME = {
 _RUNTIME["full"] = _RUNTIME["check"]
 
 
-def _load_runtime(kind):
+def _load_runtime(names):
     """Import the modules the probe will use, writing their bytecode into the payload
     (the CLI's private cache: compiled once per interpreter, so later probes skip the
     compiler), whatever ``PYTHONDONTWRITEBYTECODE`` says.  Only sitewarden's own
-    modules are imported here: they import just ``os`` and ``sys`` at module level, so
-    nothing is written anywhere else."""
+    modules are imported here, and what they import at module level is loaded already
+    (``os`` and ``sys``; ``_json`` and ``__future__`` for ``cli.jsontext``, see
+    :func:`_stdlib_first`), so nothing is written anywhere else."""
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        for name in _RUNTIME.get(kind, ()):
+        for name in names:
             __import__("sitewarden." + name)
     except Exception:
         pass  # imported again, and reported, where it is used
@@ -99,27 +100,42 @@ def _load_runtime(kind):
         sys.dont_write_bytecode = saved
 
 
-#: Standard library modules the probes import (with what they import in turn).
-_STDLIB = ("json", "re", "configparser", "sysconfig", "importlib.machinery", "warnings")
+class _StdlibFirst:
+    """First on ``sys.meta_path`` while a probe runs: a standard-library module (and
+    ``sysconfig``'s ``_sysconfigdata_*``) is taken from the standard library's own
+    ``sys.path`` entries before anything ahead of them is asked.  ``check`` reports a
+    ``re.py`` in the working directory or on ``PYTHONPATH``; it must neither die of
+    it nor run it, whenever the probe imports the module (``re``: only to parse a
+    marker or a requirement with an environment marker).  Built-in and frozen
+    modules are left to their own finders."""
+
+    def __init__(self, entries, names):
+        self.entries = entries
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if path is not None or not (fullname in self.names
+                                    or fullname.startswith("_sysconfigdata")):
+            return None
+        imp = sys.modules["_imp"]  # built in, loaded at startup
+        if imp.is_builtin(fullname) or imp.is_frozen(fullname):
+            return None
+        external = sys.modules["_frozen_importlib_external"]  # loaded at startup
+        return external.PathFinder.find_spec(fullname, self.entries)
 
 
-def _load_stdlib():
-    """Import what the probe needs of the standard library with the standard library
-    ahead of the current directory and ``PYTHONPATH``: ``check`` reports an
-    ``enum.py`` in the directory it runs in; it must not die of it."""
-    from ..pathfacts import is_stdlib_entry  # after _load_runtime: its bytecode is cached
+def _stdlib_first():
+    """Put :class:`_StdlibFirst` first on ``sys.meta_path`` (the probe's process only)."""
+    from ..pathfacts import is_stdlib_entry, stdlib_names  # after _load_runtime: bytecode cached
 
-    saved = list(sys.path)
-    stdlib = [e for e in saved if is_stdlib_entry(e)]
-    sys.path[:] = stdlib + [e for e in saved if not any(e is s for s in stdlib)]
-    try:
-        for name in _STDLIB:
-            try:
-                __import__(name)
-            except Exception:
-                pass  # fails again, and is reported, where it is used
-    finally:
-        sys.path[:] = saved
+    entries = [e for e in sys.path if is_stdlib_entry(e)]
+    if entries:
+        sys.meta_path.insert(0, _StdlibFirst(entries, frozenset(stdlib_names())))
+    for name in ("__future__", "_json"):  # what cli.jsontext imports, from the stdlib
+        try:
+            __import__(name)
+        except Exception:
+            pass  # fails again, and is reported, where it is used
 
 
 def main(argv=None, startup=None):
@@ -128,8 +144,9 @@ def main(argv=None, startup=None):
     taking the guard off ``sys.meta_path``) from one start of the target."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
-    _load_runtime(kind)
-    _load_stdlib()
+    _load_runtime(_RUNTIME.get(kind, ()))
+    _stdlib_first()
+    _load_runtime(("cli.jsontext",))  # the output's, once _stdlib_first loaded its imports
     if kind not in ("facts", "check", "full"):
         raise SystemExit("unknown probe %r" % (kind,))
     data = facts() if kind != "check" else None
@@ -139,9 +156,9 @@ def main(argv=None, startup=None):
         report = check.collect()
         data = report if kind == "check" else {"facts": data, "check": report,
                                                "startup": startup}
-    import json  # after _load_stdlib put the stdlib first
+    from ..cli.jsontext import dumps  # json without re; loaded above (bytecode cached)
 
-    sys.stdout.write(json.dumps(data))
+    sys.stdout.write(dumps(data))
     sys.stdout.flush()
 
 
