@@ -161,7 +161,10 @@ def _site_running():
 def activate():
     """Install the guard in this process.  Idempotent; never raises."""
     try:
-        if getattr(sys, "frozen", False):
+        # No getattr(x, name, default) for what is usually missing: each miss formats
+        # an AttributeError message, at every start.
+        module = type(sys)
+        if sys.__dict__.get("frozen"):
             return None
         # os.environ's own dict (bytes on POSIX), read without a call into os.environ's
         # Python methods; os is no global here: a finder holding os costs every exit.
@@ -171,8 +174,8 @@ def activate():
                 return None
         elif __import__("os").environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0"):
             return None
-        for finder in sys.meta_path:
-            if getattr(finder, "_sitewarden_finder", False) is True:
+        for finder in sys.meta_path:  # a guard is a module (importlib's finders: classes)
+            if isinstance(finder, module) and finder.__dict__.get("_sitewarden_finder") is True:
                 return finder
         finder = _this()
         sys.meta_path.insert(0, finder)

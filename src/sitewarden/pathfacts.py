@@ -197,10 +197,13 @@ def foreign_version(path, version_info=None, abiflags=None):
     if abiflags is None:
         abiflags = getattr(sys, "abiflags", "")
     threaded_here = "t" in abiflags
-    for part in path.replace("\\", "/").split("/"):
-        if not part:
+    path = path.lower()
+    if "python" not in path and ".egg" not in path:
+        return None  # most entries: no component to look at
+    for low in path.replace("\\", "/").split("/"):
+        if not (low.startswith("python") or low.endswith(".egg")):
             continue
-        found = version_of_component(part)
+        found = version_of_component(low)
         if found is None:
             continue
         major, minor, threaded = found
@@ -208,7 +211,6 @@ def foreign_version(path, version_info=None, abiflags=None):
             return "%d" % major if minor is None else "%d.%d" % (major, minor)
         if minor is not None and minor != version_info[1]:
             return "%d.%d" % (major, minor)
-        low = part.lower()
         if minor is not None and threaded != threaded_here and low.startswith("python") \
                 and not low.endswith(".zip"):
             return "%d.%d%s" % (major, minor, "t" if threaded else "")
