@@ -301,6 +301,22 @@ def test_destinations_that_resolve_into_the_interpreter(guarded_target, wheelhou
 
 # ------------------------------------------------------------------ 4. distro directories
 
+#: ``installer.install()`` of the wheel argv[2] with every scheme path argv[1], from code:
+#: sitewarden's ExternallyManagedError carries the message; printed as pip prints its own.
+INSTALLER_INTO = r"""
+import sys, sitewarden
+from installer import install
+from installer.destinations import SchemeDictionaryDestination
+from installer.sources import WheelFile
+keys = ("purelib", "platlib", "headers", "scripts", "data")
+dest = SchemeDictionaryDestination(dict.fromkeys(keys, sys.argv[1]), sys.executable, "posix")
+with WheelFile.open(sys.argv[2]) as source:
+    try:
+        install(source, dest, {})
+    except sitewarden.ExternallyManagedError as exc:
+        sys.exit(str(exc))
+"""
+
 
 def test_distro_directory_refused_before_anything_is_written(guarded_target, wheelhouse):
     """An install whose files would land in a distro directory is refused up front,
@@ -320,6 +336,12 @@ def test_distro_directory_refused_before_anything_is_written(guarded_target, whe
         problem = refused(proc, str(t.distro_dir), "package manager")
         if problem:
             failures.append(("setup.py", env, problem))
+        proc = t.run([t.executable, "-c", INSTALLER_INTO, str(t.distro_dir),
+                      str(wheel("six", "1.17.0"))],
+                     env={"PYTHONPATH": str(unpacked(wheel("installer", "0.7.0"))), **env})
+        problem = refused(proc, str(t.distro_dir), "package manager")
+        if problem:
+            failures.append(("installer.install()", env, problem))
     if t.digest(t.distro_dir, skip_pycache=True) != before:
         failures.append("the distro directory changed")
     check(failures)
