@@ -1,4 +1,15 @@
-"""The benchmark scenarios of ``benchmarks/run`` (issue: prove sitewarden costs nothing)."""
+"""The benchmark scenarios of ``benchmarks/run`` (issue: prove sitewarden costs nothing).
+
+``instructions`` (:func:`instruction_counts`) measures every place x configuration by
+instruction count.  Its places, chosen with ``SITEWARDEN_BENCH_PLACES`` (comma-separated
+names; default: all; the ``roots`` benchmark takes the roots' names too), so that places
+can run in parallel processes:
+
+* ``debian``: this machine's Debian 12 ``/usr/bin/python3``, in a private mount namespace;
+* ``bookworm``, ``trixie``, ``sid``, ``sid-3.15``: the python3 of the debootstrapped
+  roots (sid's python3.15 for ``sid-3.15``), each in an overlay + ``chroot``;
+* ``3.8`` ... ``3.13``: the pyenv CPythons, each through a venv of its own.
+"""
 
 from __future__ import annotations
 
