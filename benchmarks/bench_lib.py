@@ -104,9 +104,11 @@ def table(rows: list[dict[str, object]], columns: list[tuple[str, str, str]]) ->
 
 
 def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = (),
-                 children: bool = False) -> int | None:
+                 children: bool = False, valgrind: str | None = None) -> int | None:
     """Instructions executed by ``argv`` under callgrind: repeatable where wall time is not;
-    with ``children``, summed over the processes it starts too.
+    with ``children``, summed over the processes it starts too.  ``prefix``: the command
+    to run valgrind under (``nsenter ...``, ``chroot ...``); ``valgrind``: its path there
+    (default: this machine's).
 
     None when valgrind is not installed.
     """
@@ -114,7 +116,7 @@ def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = (),
     import shutil
     import subprocess
 
-    valgrind = shutil.which("valgrind")
+    valgrind = valgrind or shutil.which("valgrind")
     if valgrind is None:
         return None
     env = dict(env, PYTHONHASHSEED="0")
@@ -135,6 +137,16 @@ def instructions(argv: list[str], env: dict[str, str], prefix: list[str] = (),
         found = [int(n) for log in glob.glob(logs + "/*.log")
                  for n in re.findall(r"Collected\s*:\s*(\d+)", Path(log).read_text())]
     return sum(found) if found else None
+
+
+def instruction_row(name: str, baseline: int, candidate: int, target: str,
+                    note: str) -> dict[str, object]:
+    """A row of ``benchmarks/run``'s table from two instruction counts (one repeatable
+    value each: min and max are the ratio), shown in millions."""
+    ratio = candidate / baseline
+    return {"benchmark": name, "baseline_ms": baseline / 1e6, "candidate_ms": candidate / 1e6,
+            "ratio": ratio, "ratio_min": ratio, "ratio_max": ratio, "target": target,
+            "note": note}
 
 
 def compare_instructions(name: str, baseline: tuple[list[str], dict[str, str]],

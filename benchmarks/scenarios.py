@@ -1,4 +1,15 @@
-"""The benchmark scenarios of ``benchmarks/run`` (issue: prove sitewarden costs nothing)."""
+"""The benchmark scenarios of ``benchmarks/run`` (issue: prove sitewarden costs nothing).
+
+``instructions`` (:func:`instruction_counts`) measures every place x configuration by
+instruction count.  Its places, chosen with ``SITEWARDEN_BENCH_PLACES`` (comma-separated
+names; default: all; the ``roots`` benchmark takes the roots' names too), so that places
+can run in parallel processes:
+
+* ``debian``: this machine's Debian 12 ``/usr/bin/python3``, in a private mount namespace;
+* ``bookworm``, ``trixie``, ``sid``, ``sid-3.15``: the python3 of the debootstrapped
+  roots (sid's python3.15 for ``sid-3.15``), each in an overlay + ``chroot``;
+* ``3.8`` ... ``3.13``: the pyenv CPythons, each through a venv of its own.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +22,18 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
-from bench_lib import Comparison, Sample, compare_commands, compare_instructions, spawn
+from bench_lib import (
+    Comparison,
+    Sample,
+    compare_commands,
+    compare_instructions,
+    instruction_row,
+    spawn,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("SITEWARDEN_TEST_CACHE",
@@ -449,15 +468,33 @@ CONFIGS = [
     ("guard-pth", "sitewarden, .pth hook"),
     ("guard-sitecustomize", "sitewarden, sitecustomize hook"),
 ]
+#: Python 3.15+ only (the ``roots`` benchmark, sid's python3.15): the PEP 829 ``.start``
+#: file alone, and the ``.pth`` + ``.start`` pair sitewarden deployed before its hook policy.
+START_CONFIGS = [
+    ("guard-start", "sitewarden, .start alone (--hook start)"),
+    ("guard-pair", "sitewarden, .pth + .start (sitewarden before the hook policy)"),
+]
+#: The baseline's one ``.pth`` file: most systems have one, and reading any costs the same.
+COMMENT_PTH = b"# a comment-only .pth\n"
+
+#: ``SITEWARDEN_BENCH_PLACES`` names of the roots' interpreters: (name, release, executable).
+ROOT_PLACES = [("bookworm", "bookworm", "/usr/bin/python3"),
+               ("trixie", "trixie", "/usr/bin/python3"),
+               ("sid", "sid", "/usr/bin/python3"),
+               ("sid-3.15", "sid", "/usr/bin/python3.15")]
+DEBIAN_NAMES = {"bookworm": "Debian 12", "trixie": "Debian 13", "sid": "Debian sid"}
 
 
 class _Place:
     """An interpreter whose site directory the benchmark may change: Debian's python
-    inside a private mount namespace, or a hermetic copy of a pyenv CPython."""
+    inside a private mount namespace, an interpreter of a debootstrapped root, or a
+    venv of a pyenv CPython."""
 
     label: str
     python: str
     site: Path  # where the guard and the reference modules go
+    #: valgrind's path where :meth:`prefix` runs it (None: this machine's).
+    valgrind: str | None = None
 
     def run(self, argv, env=None) -> subprocess.CompletedProcess:
         raise NotImplementedError
@@ -480,44 +517,52 @@ class _Place:
     def count(self, argv, env=None) -> int | None:
         from bench_lib import instructions
 
-        return instructions(argv, dict(self.env(), **(env or {})), self.prefix())
+        return instructions(argv, dict(self.env(), **(env or {})), self.prefix(),
+                            valgrind=self.valgrind)
 
-    def cli(self, *args: str) -> None:
-        proc = self.run([sys.executable, "-m", "sitewarden", *args])
+    def cli_argv(self) -> list[str]:
+        """The sitewarden CLI of this checkout, as runnable by :meth:`run`."""
+        return [sys.executable, "-m", "sitewarden"]
+
+    def cli(self, *args: str, env=None) -> None:
+        proc = self.run([*self.cli_argv(), *args], env)
         if proc.returncode != 0:
             raise RuntimeError("sitewarden %s: %s" % (" ".join(args), proc.stderr))
+
+    def install(self, hook: str) -> None:
+        """The guard deployed as ``sitewarden install --hook HOOK`` does."""
+        self.cli("install", "--python", self.python, "--hook", hook)
+
+    def uninstall(self) -> None:
+        self.cli("uninstall", "--python", self.python)
 
     def close(self) -> None:
         pass
 
 
-class _DebianPlace(_Place):
-    def __init__(self) -> None:
-        _harness()
-        from harness.debian_ns import DebianNamespace
+class _NamespacePlace(_Place):
+    """Debian's python in a mount namespace of the test harness (``self.ns``), with one
+    comment-only .pth and nothing else that runs code at startup (this machine's sandbox
+    CA hook, setuptools' hook: a reference row of its own, restored for it)."""
 
-        self.ns = DebianNamespace()
-        self.python = self.ns.executable
-        self.site = self.ns.local_dir
-        dist = self.ns.distro_dir
+    def _one_comment_pth(self, ns) -> None:
+        self.ns = ns
+        self.python = ns.executable
+        self.site = ns.local_dir
+        dist = ns.distro_dir
         self.distutils_pth = (dist / "distutils-precedence.pth", None)
         try:
             self.distutils_pth = (dist / "distutils-precedence.pth",
-                                  self.ns.read_bytes(str(dist / "distutils-precedence.pth")))
+                                  ns.read_bytes(str(dist / "distutils-precedence.pth")))
         except FileNotFoundError:
             pass
-        # One comment-only .pth and nothing else that runs code at startup (this machine's
-        # sandbox CA hook, setuptools' hook: a reference row of its own).
         for d in (dist, self.site):
             self.run(["sh", "-c", "rm -f %s/*.pth" % d])
-        self.write(dist / "zz-comment.pth", b"# a comment-only .pth\n")
-        self.label = "Debian 12 %s" % _version(self)
+        self.comment_pth = dist / "zz-comment.pth"
+        self.write(self.comment_pth, COMMENT_PTH)
 
     def run(self, argv, env=None):
         return self.ns.run([str(a) for a in argv], env=env)
-
-    def prefix(self):
-        return ["nsenter", "-t", str(self.ns.pid), "-m", "--"]
 
     def env(self):
         return self.ns.env()
@@ -536,10 +581,70 @@ class _DebianPlace(_Place):
         self.ns.close()
 
 
+class _DebianPlace(_NamespacePlace):
+    def __init__(self) -> None:
+        _harness()
+        from harness.debian_ns import DebianNamespace
+
+        self._one_comment_pth(DebianNamespace())
+        self.label = "Debian 12 %s" % _version(self)
+
+    def prefix(self):
+        return ["nsenter", "-t", str(self.ns.pid), "-m", "--"]
+
+
+class _RootPlace(_NamespacePlace):
+    """An interpreter of a debootstrapped Debian root (tests/harness/roots.py: an overlay
+    over the cached root, commands ``chroot``ed into it), counted by the root's own
+    valgrind; the CLI is the checkout's, run by the root's python3 (``ns.cli``)."""
+
+    valgrind = "/usr/bin/valgrind"
+
+    def __init__(self, release: str, executable: str) -> None:
+        _harness()
+        from harness.roots import ChrootNamespace, available
+
+        ok, why = available()
+        if not ok:
+            raise Skip(why)
+        ns = ChrootNamespace(release, executable)
+        try:
+            ns.run(["mkdir", "-p", str(ns.local_dir)])
+            self._one_comment_pth(ns)
+        except BaseException:
+            ns.close()
+            raise
+        self.version = tuple(ns.python.version[:2])
+        other = "" if executable == "/usr/bin/python3" else ", " + Path(executable).name
+        self.label = "%s %s (%s root%s)" % (DEBIAN_NAMES[release], _version(self), release,
+                                           other)
+
+    def prefix(self):
+        return self.ns._enter([], "/")
+
+    def cli_argv(self):
+        return list(self.ns.cli)
+
+    def distutils(self):
+        paths = super().distutils()
+        # Bytecode as the other places have it (sid's python3.15 is not the version
+        # python3-setuptools compiled _distutils_hack for).
+        self.compile(self.ns.distro_dir / "_distutils_hack")
+        return paths
+
+
 class _VenvPlace(_Place):
     """A pyenv CPython through a virtual environment of its own (``--without-pip``):
     the interpreter as it is (its frozen modules), without this machine's
-    site-packages ``.pth`` files; the guard deployed into the venv's site-packages."""
+    site-packages ``.pth`` files.  The guard is deployed by ``sitewarden install
+    --python <the pyenv python> --site-dir <the venv's site-packages> --hook HOOK`` with
+    ``PYTHONUSERBASE`` set to the venv, whose user site (a site directory of that
+    python, so ``--site-dir`` takes it) is then the venv's site-packages.  The CLI
+    refuses a venv's python (it names the base), and ``--user`` with the sitecustomize
+    hook; this writes what ``install --python <the pyenv python> [--hook HOOK]`` writes
+    into the interpreter's own site-packages (sitecustomize: a ``sitecustomize.py`` of
+    its own, as for any interpreter without one), compiled by it, where the venv reads
+    it, without touching pyenv's directories."""
 
     def __init__(self, ctx: Context, interp) -> None:
         venv = ctx.tmp / ("instr-venv-" + interp.id)
@@ -550,8 +655,11 @@ class _VenvPlace(_Place):
         self.site = Path(self.run([self.python, "-c", "import sysconfig; "
                                    "print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
         self.interp = interp
-        self.ctx = ctx
-        (self.site / "00-comment.pth").write_text("# a comment-only .pth\n")
+        self.deploy_env = {"PYTHONUSERBASE": str(venv)}
+        self.user_site = Path(self.run([interp.executable, "-c", "import site; print("
+                                        "site.getusersitepackages())"],
+                                       self.deploy_env).stdout.strip())
+        (self.site / "00-comment.pth").write_bytes(COMMENT_PTH)
         self.label = "CPython %s (pyenv, venv)" % _version(self)
 
     def run(self, argv, env=None):
@@ -569,30 +677,18 @@ class _VenvPlace(_Place):
         _distutils_hack(self.site)
         return sorted(set(self.site.iterdir()) - before)
 
-    def install(self, hook: str) -> list[Path]:
-        """``sitewarden install --user`` for the pyenv interpreter itself (the CLI takes
-        a venv's python for its base interpreter), copied into the venv's site-packages:
-        the same files, compiled by the same interpreter."""
-        if hook != "pth":
-            raise Skip("the sitecustomize hook is measured on Debian (a venv has none)")
-        user_base = self.ctx.tmp / ("instr-ub-%s-%s" % (self.interp.id, hook))
-        env = dict(self.ctx.base_env, PYTHONUSERBASE=str(user_base))
-        proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
-                               self.interp.executable, "--user", "--hook", hook],
-                              capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            raise RuntimeError("sitewarden install: %s" % proc.stderr)
-        (user_site,) = [p for p in user_base.rglob("site-packages")]
-        copied = []
-        for item in user_site.iterdir():
-            dest = self.site / item.name
-            if item.is_dir():
-                shutil.copytree(item, dest)
-            else:
-                shutil.copy2(item, dest)
-            copied.append(dest)
-        shutil.rmtree(user_base)
-        return copied
+    def _deploy(self, command: str, *args: str) -> None:
+        if self.user_site != self.site:
+            raise Skip("the user site of %s with PYTHONUSERBASE=<venv> is %s, not the venv's "
+                       "site-packages %s" % (self.interp.executable, self.user_site, self.site))
+        self.cli(command, "--python", self.interp.executable, "--site-dir", str(self.site),
+                 *args, env=self.deploy_env)
+
+    def install(self, hook):
+        self._deploy("install", "--hook", hook)
+
+    def uninstall(self):
+        self._deploy("uninstall")
 
 
 def _version(place: _Place) -> str:
@@ -613,62 +709,98 @@ def _configure(place: _Place, key: str) -> list[Path]:
                 site / "__pycache__"]
     if key == "distutils":
         paths = place.distutils()
-        place.compile(*[p for p in paths if p.suffix != ".pth"])
+        compiled = [p for p in paths if p.suffix != ".pth"]
+        if compiled:
+            place.compile(*compiled)
         return paths
     hook = key.split("-", 1)[1]
-    if isinstance(place, _VenvPlace):
-        return place.install(hook)
-    place.cli("install", "--python", place.python, "--hook", hook)
+    if hook == "pair":
+        from sitewarden.cli.payload import hook_text
+
+        place.install("start")
+        place.write(site / "sitewarden.pth", hook_text("sitewarden.pth").encode())
+    else:
+        place.install(hook)
     return []
 
 
 def _unconfigure(place: _Place, key: str, paths: list[Path]) -> None:
-    if key.startswith("guard") and not paths:
-        place.cli("uninstall", "--python", place.python)
+    if key.startswith("guard"):
+        place.uninstall()  # the .pth of the pair too: uninstall removes both hook files
     elif paths:
         place.remove(*paths)
 
 
-def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object]]:
-    """Instruction counts (callgrind, PYTHONHASHSEED=0) of `-c pass` and of importing
-    ``count`` modules through PYTHONPATH, against the same interpreter with one
-    comment-only .pth: the guard (both hooks) and the reference rows (the floors,
-    setuptools' hook), on Debian's python (namespace) and pyenv CPythons (venvs)."""
+def modules_dir(ctx: Context, count: int) -> Path:
+    """``count`` generated modules (``bench_mod_N``), made once per run."""
     mods = ctx.tmp / "instr-mods"
     if not mods.exists():
         mods.mkdir()
         for i in range(count):
             (mods / ("bench_mod_%d.py" % i)).write_text("X = %d\n" % i)
         mods.chmod(0o755)
-    harness = _harness()
-    # SITEWARDEN_BENCH_PLACES="debian,3.13": only these (default: all).
+        ctx.tmp.chmod(0o755)  # read inside the roots' chroots too
+    return mods
+
+
+def places(ctx: Context, kinds=("debian", "roots", "pyenv")) -> list:
+    """``(name, make)`` of every place of ``kinds``, as ``SITEWARDEN_BENCH_PLACES``
+    (comma-separated names; default: all) selects them: ``debian`` (Debian 12's
+    /usr/bin/python3 in a namespace), ``bookworm``, ``trixie``, ``sid``, ``sid-3.15``
+    (the roots' interpreters), ``3.8`` ... ``3.13`` (pyenv CPythons in venvs)."""
     only = [w for w in os.environ.get("SITEWARDEN_BENCH_PLACES", "").split(",") if w]
-    places = [_DebianPlace] if Path("/usr/bin/python3").exists() and (
-        not only or "debian" in only) else []
-    interps = [i for i in harness.pyenv_interpreters() if i.version[:2] >= (3, 8) and (
-        not only or "%d.%d" % i.version[:2] in only)]
-    places += [lambda i=i: _VenvPlace(ctx, i) for i in interps]
+    found: list = []
+    if "debian" in kinds and Path("/usr/bin/python3").exists():
+        found.append(("debian", _DebianPlace))
+    if "roots" in kinds:
+        found += [(name, lambda r=release, e=exe: _RootPlace(r, e))
+                  for name, release, exe in ROOT_PLACES]
+    if "pyenv" in kinds:
+        found += [("%d.%d" % i.version[:2], lambda i=i: _VenvPlace(ctx, i))
+                  for i in _harness().pyenv_interpreters() if i.version[:2] >= (3, 8)]
+    return [(name, make) for name, make in found if not only or name in only]
+
+
+def over_places(chosen: list, measure) -> list[dict[str, object]]:
+    """``measure(place)``'s rows for each of ``chosen`` (:func:`places`), one place at a
+    time (each closed after), printed as they come: a long run."""
     rows = []
-    for make in places:
+    for name, make in chosen:
+        started = time.monotonic()
         try:
             place = make()
-        except Exception as exc:  # the namespace needs root and unshare
-            print("  skipped a place: %s" % exc, file=sys.stderr)
+        except Exception as exc:  # the namespaces need root and unshare
+            print("  skipped %s: %s" % (name, exc), file=sys.stderr)
             continue
         try:
-            got = _instruction_rows(place, mods, count)
+            got = measure(place)
             rows.extend(got)
-            for row in got:  # as they come: a long run
+            for row in got:
                 print("  %s: x%.4f (%s)" % (row["benchmark"], row["ratio"], row["note"]),
                       file=sys.stderr, flush=True)
         except Exception as exc:
             print("  %s: failed: %s" % (place.label, exc), file=sys.stderr)
         finally:
             place.close()
+        print("  %s: %.1f min" % (name, (time.monotonic() - started) / 60), file=sys.stderr,
+              flush=True)
     return rows
 
 
-def _instruction_rows(place: _Place, mods: Path, count: int) -> list[dict[str, object]]:
+def instruction_counts(ctx: Context, count: int = 2000) -> list[dict[str, object]]:
+    """Instruction counts (callgrind, PYTHONHASHSEED=0) of `-c pass` and of importing
+    ``count`` modules through PYTHONPATH, against the same interpreter with one
+    comment-only .pth: the guard (both hooks) and the reference rows (the floors,
+    setuptools' hook), on Debian's python (namespace), the roots' interpreters (chroot)
+    and pyenv CPythons (venvs); ``SITEWARDEN_BENCH_PLACES`` selects (:func:`places`)."""
+    mods = modules_dir(ctx, count)
+    return over_places(places(ctx), lambda place: instruction_rows(place, mods, count))
+
+
+def instruction_rows(place: _Place, mods: Path, count: int,
+                     configs=CONFIGS) -> list[dict[str, object]]:
+    """Two rows per config: `-c pass` and ``count`` imports, against the place as it is
+    (one comment-only .pth)."""
     place.compile(mods)
     argv_pass = [place.python, "-c", "pass"]
     argv_imp = [place.python, "-c", IMPORT_ONLY, str(count)]
@@ -683,26 +815,24 @@ def _instruction_rows(place: _Place, mods: Path, count: int) -> list[dict[str, o
         raise RuntimeError("no instruction count (valgrind missing, or the interpreter "
                            "failed: %s)" % proc.stderr[-500:])
     rows = []
-    for key, label in CONFIGS:
+    for key, label in configs:
         try:
             paths = _configure(place, key)
         except Skip as exc:
-            print("  %s: %s" % (label, exc), file=sys.stderr)
+            print("  %s, %s: skipped: %s" % (place.label, label, exc), file=sys.stderr)
             continue
         try:
             c_pass, c_imp = measure()
         finally:
             _unconfigure(place, key, paths)
-        target = "<= 1.02" if key.startswith("guard") else ""
+        target = "<= 1.02" if key in ("guard-pth", "guard-sitecustomize") else ""
         per_import = ((c_imp - base_imp) - (c_pass - base_pass)) / count
         for what, b, c, note in (
                 ("`-c pass`", base_pass, c_pass, "%+.3fM" % ((c_pass - base_pass) / 1e6)),
                 ("import %d modules" % count, base_imp, c_imp,
                  "%+.0f per import (first-import start included)" % per_import)):
-            rows.append({"benchmark": "%s, %s: %s, instructions (millions)" % (
-                place.label, label, what), "baseline_ms": b / 1e6, "candidate_ms": c / 1e6,
-                "ratio": c / b, "ratio_min": c / b, "ratio_max": c / b, "target": target,
-                "note": note})
+            rows.append(instruction_row("%s, %s: %s, instructions (millions)" % (
+                place.label, label, what), b, c, target, note))
     return rows
 
 
