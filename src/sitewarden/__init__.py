@@ -52,17 +52,17 @@ _busy = set()  # threads inside the watch: no re-entrancy
 
 def __getattr__(name):
     # PEP 562: the public classes and the rarely used controls load on first use.
-    if name in _CLASSES:
-        module = "api.categories"
-    elif name in ("deactivate", "installed_finder"):
-        module = "api.activation"
-    else:
+    module = _LAZY.get(name)
+    if module is None:
         raise AttributeError("module 'sitewarden' has no attribute %r" % (name,))
     return getattr(__import__("sitewarden." + module, fromlist=[name]), name)
 
 
-_CLASSES = ("SitewardenWarning", "ShadowWarning", "PathWarning", "ExternallyManagedError")
-__all__ = _CLASSES + ("__version__", "activate", "deactivate", "installed_finder")
+_LAZY = {"SitewardenWarning": "api.categories", "ShadowWarning": "api.categories",
+         "PathWarning": "api.categories", "ExternallyManagedError": "api.categories",
+         "deactivate": "api.activation", "installed_finder": "api.activation"}
+__all__ = ("SitewardenWarning", "ShadowWarning", "PathWarning", "ExternallyManagedError",
+           "__version__", "activate", "deactivate", "installed_finder")
 
 
 def _call(target, *args):
@@ -102,7 +102,7 @@ def _watched(fullname, path, target):
                 find_spec = _find_spec
                 for name in STARTED_HOOKS:
                     try:
-                        _call(name, _this())
+                        _call(name, sys.modules[__name__])
                     except Exception:
                         pass
                 hook = HOOKS.get(fullname)  # the watch may have armed this very import
@@ -118,7 +118,8 @@ def _watched(fullname, path, target):
             # Installer hooks fail closed: their exceptions propagate, and a damaged
             # runtime refuses installs (see guard/hooked.py).
             try:
-                return _call("guard.hooked:spec", _this(), fullname, path, target, hook)
+                return _call("guard.hooked:spec", sys.modules[__name__], fullname, path, target,
+                             hook)
             except ImportError as exc:
                 if getattr(exc, "name", None) != __name__ + ".guard.hooked":
                     raise
@@ -134,10 +135,6 @@ def _watched(fullname, path, target):
         return None
     finally:
         _busy.discard(ident)
-
-
-def _this():
-    return sys.modules[__name__]
 
 
 def _site_running():
@@ -177,7 +174,7 @@ def activate():
         for finder in sys.meta_path:  # a guard is a module (importlib's finders: classes)
             if isinstance(finder, module) and finder.__dict__.get("_sitewarden_finder") is True:
                 return finder
-        finder = _this()
+        finder = sys.modules[__name__]
         sys.meta_path.insert(0, finder)
         return finder
     except Exception:
