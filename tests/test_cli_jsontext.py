@@ -47,12 +47,13 @@ def test_loads_refuses_what_json_refuses(text):
         loads(text)
 
 
-def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess():
+def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors():
     code = ("import sys; from sitewarden.cli import main; "
             "args = main._plain_args(['check', '--python', sys.executable, '--json']); "
             "assert args is not None; main.check_data(args.python); "
             "print(' '.join(sorted(m for m in ('json', 're', 'pathlib', 'argparse', "
-            "'subprocess', 'shlex') if m in sys.modules)))")
+            "'subprocess', 'shlex') if m in sys.modules)))\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('sitewarden.detect'))))")
     # -S: only what the CLI imports (an editable install's import hook imports pathlib)
     paths = [os.path.dirname(os.path.dirname(m.__file__)) for m in (sitewarden, packaging)]
     # Twice: the first run after a source change builds the payload cache (ast, tempfile...);
@@ -62,7 +63,12 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess():
                                % (paths, code)],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == []
+    lines = proc.stdout.split("\n")
+    assert lines[0].split() == []
+    # Detection runs in the target (the probe); the CLI builds its own findings with
+    # records.finding, never importing the collectors (check, layout, shadowscan...).
+    assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.probe",
+                                "sitewarden.detect.records"]
 
 
 @pytest.mark.parametrize("argv, plain", [

@@ -187,7 +187,7 @@ def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], ren
 
 
 def check_data(python: str | None) -> dict[str, Any]:
-    from ..detect.check import finding  # check only: status does not load detect/
+    from ..detect.records import finding  # check only: status does not load detect/
 
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)

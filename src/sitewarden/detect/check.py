@@ -13,7 +13,7 @@ import sys
 from .. import __version__
 from ..guard import marker
 from . import layout, pathcheck, shadowscan
-from .records import Finding, finding  # noqa: F401 (finding: the CLI's)
+from .records import Finding
 
 SCHEMA = 1
 
