@@ -303,6 +303,14 @@ def installers(ctx: Context) -> list[dict[str, object]]:
                             (argv(guarded, "list"), env(guarded, new)),
                             max(5, ctx.repeat // 4))
     rows.append(_row(comp, "<= 1.02", "pip imported, hooks armed, no install"))
+    # The same by instruction count (children: a hermetic 3.11+ is a shell script that
+    # execs the binary), so the figure survives a busy machine.
+    ins = compare_instructions("`pip list` (pip 24.0): guard deployed vs not, instructions "
+                               "(millions)", (argv(plain, "list"), env(plain, new)),
+                               (argv(guarded, "list"), env(guarded, new)), repeat=1,
+                               children=True)
+    if ins is not None:
+        rows.append(_row(ins, "<= 1.02", "callgrind, PYTHONHASHSEED=0: repeatable"))
     return rows
 
 
