@@ -89,13 +89,14 @@ def _stdlib_dirs(sysconfig, paths):
     """The standard library's directories (and their ``lib-dynload``); in a venv
     ``platstdlib`` names the venv, so the base's are computed too."""
     dirs = [paths.get("stdlib"), paths.get("platstdlib")]
-    try:
-        base = sysconfig.get_paths(vars={
-            "base": getattr(sys, "base_prefix", sys.prefix),
-            "platbase": getattr(sys, "base_exec_prefix", sys.exec_prefix)})
-        dirs += [base.get("stdlib"), base.get("platstdlib")]
-    except Exception:
-        pass
+    base_prefix = getattr(sys, "base_prefix", sys.prefix)
+    base_exec_prefix = getattr(sys, "base_exec_prefix", sys.exec_prefix)
+    if (base_prefix, base_exec_prefix) != (sys.prefix, sys.exec_prefix):  # else: ``paths``
+        try:
+            base = sysconfig.get_paths(vars={"base": base_prefix, "platbase": base_exec_prefix})
+            dirs += [base.get("stdlib"), base.get("platstdlib")]
+        except Exception:
+            pass
     here = getattr(sys, "_stdlib_dir", None) or os.path.dirname(
         getattr(sys.modules.get("os"), "__file__", None) or "")
     dirs.append(here or None)
@@ -186,7 +187,7 @@ def facts(read_pth=False):
 
     try:
         scheme = marker.default_scheme()
-        paths = sysconfig.get_paths(scheme)
+        paths = marker.scheme_paths(scheme)
     except Exception:
         scheme, paths = None, sysconfig.get_paths()
     venv = marker.in_virtualenv()

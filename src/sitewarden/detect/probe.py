@@ -30,12 +30,11 @@ def _sitecustomize_location(search_path):
 def facts():
     """Install-relevant facts of this interpreter, as JSON-ready data."""
     import site  # not at module level: the probe imports the standard library
-    import sysconfig  # (and its own modules) only once _stdlib_first is in place
 
-    from ..guard import marker  # (idem)
+    from ..guard import marker  # (and its own modules) only once _stdlib_first is in place
 
     scheme = marker.default_scheme()
-    paths = sysconfig.get_paths(scheme)
+    paths = marker.scheme_paths(scheme)
     try:
         user_site = site.getusersitepackages()
     except Exception:

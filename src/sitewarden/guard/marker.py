@@ -45,9 +45,15 @@ def default_scheme():
     return getter()
 
 
+#: scheme -> its paths without ``vars``: each ``get_paths`` expands every path of the
+#: scheme (about 1.2M instructions), and the marker, the layout and the probe all ask.
+_expanded = {}
+
+
 def scheme_paths(scheme=None, vars=None):
     """sysconfig's paths of ``scheme``: None, the default one; ``"user"``, the
-    preferred user scheme (``posix_user`` before 3.10)."""
+    preferred user scheme (``posix_user`` before 3.10).  Without ``vars``, expanded
+    once per process (a copy each time)."""
     import sysconfig  # stdlib, deferred: a module level holds os and sys only
 
     if scheme is None:
@@ -55,7 +61,12 @@ def scheme_paths(scheme=None, vars=None):
     elif scheme == "user":
         preferred = getattr(sysconfig, "get_preferred_scheme", None)
         scheme = preferred("user") if preferred is not None else "posix_user"
-    return sysconfig.get_paths(scheme, vars=vars)
+    if vars is not None:
+        return sysconfig.get_paths(scheme, vars=vars)
+    paths = _expanded.get(scheme)
+    if paths is None:
+        paths = _expanded[scheme] = sysconfig.get_paths(scheme)
+    return dict(paths)
 
 
 def marker_path():
