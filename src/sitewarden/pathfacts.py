@@ -15,11 +15,29 @@ _memo = {}
 
 def real(path):
     """``os.path.realpath`` of an entry ('' is the current directory): absolute, with
-    every symbolic link resolved; never raises."""
+    every symbolic link resolved; never raises.  Between :func:`remember_real` and
+    :func:`forget_real` each path is resolved once."""
+    memo = _memo.get("real")
+    if memo is not None and path in memo:
+        return memo[path]
     try:
-        return os.path.realpath(path or os.curdir)
+        found = os.path.realpath(path or os.curdir)
     except Exception:
         return path
+    if memo is not None:
+        memo[path] = found
+    return found
+
+
+def remember_real():
+    """Resolve each path once until :func:`forget_real`: one shadowing check asks
+    ``realpath`` of the same few directories dozens of times (about 90k instructions
+    each), and a check is short enough for no link to change under it."""
+    _memo["real"] = {}
+
+
+def forget_real():
+    _memo.pop("real", None)
 
 
 def absolute(path):

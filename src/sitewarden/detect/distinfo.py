@@ -457,7 +457,7 @@ def is_egg(entry):
 
 def distributions(directory):
     """The distributions whose metadata is directly in ``directory`` (cached)."""
-    real = os.path.realpath(directory or os.curdir)
+    real = pathfacts.real(directory)
     try:
         stamp = os.stat(real).st_mtime_ns  # entries added or removed: read again
     except (OSError, TypeError, ValueError):
@@ -577,7 +577,7 @@ def clear_cache():
 
 def _relative(origin, entry):
     try:
-        rel = os.path.relpath(os.path.realpath(origin), os.path.realpath(entry or os.curdir))
+        rel = os.path.relpath(pathfacts.real(origin), pathfacts.real(entry))
     except Exception:
         return None
     return None if rel.startswith("..") else rel.replace(os.sep, "/")
@@ -786,7 +786,7 @@ def requirers(names, directories):
     out = []
     seen = set()
     for directory in directories:
-        location = os.path.realpath(directory or os.curdir)
+        location = pathfacts.real(directory)
         for dist in distributions(directory):
             if not dist.may_require(needles, fragments):
                 continue

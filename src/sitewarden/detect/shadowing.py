@@ -54,9 +54,13 @@ def on_candidate(name):
     """A name of the shadow index is about to be imported (once per process)."""
     if not emit.claim(("shadow-checked", name)):
         return
-    case = runtime_case(name)
-    if case is not None:
-        emit.emit("shadow", name, _cases().warning(case), "ShadowWarning")
+    pathfacts.remember_real()  # until the warning is worded: each directory resolved once
+    try:
+        case = runtime_case(name)
+        if case is not None:
+            emit.emit("shadow", name, _cases().warning(case), "ShadowWarning")
+    finally:
+        pathfacts.forget_real()
 
 
 def on_startup_module(name, module):
@@ -66,6 +70,7 @@ def on_startup_module(name, module):
     try:
         if not emit.claim(("shadow-checked", name)):
             return
+        pathfacts.remember_real()
         case = runtime_case(name)
         origin = getattr(getattr(module, "__spec__", None), "origin", None)
         if case is None or not same_file(case.winner.file, origin):
@@ -75,6 +80,8 @@ def on_startup_module(name, module):
         emit.emit("shadow", name, _cases().warning(case), "ShadowWarning", where=where)
     except Exception:
         pass
+    finally:
+        pathfacts.forget_real()
 
 
 def runtime_case(name):
@@ -149,6 +156,7 @@ def on_watched_module(module):
             return
         if not emit.claim(("shadow-checked", name)):
             return
+        pathfacts.remember_real()
         (bindex, bentry), distro_copy = info
         top = name.split(".")[0]
         # The sys.path entry that holds the imported file.
@@ -162,11 +170,13 @@ def on_watched_module(module):
             emit.emit("shadow", name, _cases().warning(case), "ShadowWarning")
     except Exception:
         pass
+    finally:
+        pathfacts.forget_real()
 
 
 def _underportion(origin, entry, top):
-    root = os.path.join(os.path.realpath(entry or os.curdir), top) + os.sep
+    root = os.path.join(pathfacts.real(entry), top) + os.sep
     try:
-        return os.path.realpath(origin).startswith(root)
+        return pathfacts.real(origin).startswith(root)
     except Exception:
         return False

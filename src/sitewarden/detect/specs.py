@@ -4,6 +4,8 @@ its cases and ``check``'s collectors (``PathFinder`` asked about a single entry)
 import os
 import sys
 
+from .. import pathfacts
+
 
 def _path_finder():
     external = sys.modules.get("_frozen_importlib_external")
@@ -40,10 +42,7 @@ def copy_path(spec):
 def same_file(a, b):
     if not a or not b:
         return False
-    try:
-        return os.path.realpath(a) == os.path.realpath(b)
-    except Exception:
-        return a == b
+    return pathfacts.real(a) == pathfacts.real(b)
 
 
 def pkgutil_style(spec):
