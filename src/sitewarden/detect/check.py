@@ -10,7 +10,7 @@ in the README ("check --json schema") and versioned by ``SCHEMA``.
 import os
 import sys
 
-from .. import __version__
+from .. import __version__, pathfacts
 from ..guard import marker
 from . import layout, pathcheck, shadowscan
 from .records import Finding
@@ -61,6 +61,14 @@ def marker_findings(state):
 
 def collect():
     """The report, as produced inside the target interpreter."""
+    pathfacts.remember_real()  # one report: each directory resolved once
+    try:
+        return _report()
+    finally:
+        pathfacts.forget_real()
+
+
+def _report():
     state = marker.state()
     findings = marker_findings(state)
     report = {
