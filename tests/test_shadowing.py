@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -533,6 +534,52 @@ def test_check_cli_lists_modules_violations_and_exit_status(guarded, tmp_path):
         shutil.rmtree(meta)
     status, report, _ = g.cli_check()
     assert report["shadowing"]["modules"] == [] and status == 0, report["findings"]
+
+
+PROBE_MODULES = """
+import json
+sys.stderr.write("\\nMODULES " + json.dumps({
+    "imported": {m: getattr(sys.modules[m], "__cached__", None) for m in sys.modules
+                 if m.startswith("sitewarden.")},
+    "preloaded": ["sitewarden." + n for n in sitewarden.detect.probe._RUNTIME["full"]]}))
+"""
+
+
+@pytest.mark.parametrize("interp", interpreter_params())
+def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded, tmp_path,
+                                                                 monkeypatch):
+    """Under PYTHONDONTWRITEBYTECODE, the first check with a fresh payload (the CLI's
+    private cache) leaves the bytecode of every sitewarden module it imported there,
+    the vendored packaging's too (imported only for a marker or a specifier): later
+    checks compile nothing.  And the probe loads up front only modules a check uses."""
+    from sitewarden.cli import payload
+    from sitewarden.detect import probe
+
+    g = guarded(interp)
+    debian_like(g)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # after the deployment
+    root = payload.payload_dir()
+    assert root.startswith(str(tmp_path)) and not list(Path(root).rglob("*.pyc"))
+    proc = g.run([g.executable, "-c", probe.BOOTSTRAP + PROBE_MODULES, root, "full"],
+                 env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    (violation,) = json.loads(proc.stdout)["check"]["shadowing"]["violations"]
+    assert violation["consumer"] == "httplib2"  # a specifier under a marker: packaging
+    seen = json.loads(proc.stderr.rpartition("\nMODULES ")[2])
+    imported = seen["imported"]
+    assert "sitewarden._vendor.packaging.markers" in imported
+    not_cached = [m for m, cached in imported.items()
+                  if not (cached and os.path.isfile(cached))]
+    assert not_cached == []
+    assert set(seen["preloaded"]) <= set(imported)
+    # ... and valid: the next check loads every module from it.
+    again = g.run([g.executable, "-c", probe.BOOTSTRAP, root, "full"],
+                  env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                       "PYTHONVERBOSE": "1"})
+    assert again.returncode == 0, again.stderr
+    loaded = [line for line in again.stderr.splitlines() if line.startswith("# code object from")]
+    assert all(cached in "\n".join(loaded) for cached in imported.values())
+    assert "stale" not in again.stderr
 
 
 def test_metadata_never_raises_on_garbage(guarded):

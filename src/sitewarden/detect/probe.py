@@ -70,13 +70,15 @@ def facts():
     }
 
 
-#: What each probe imports of sitewarden (see _load_runtime).
+#: What each probe imports of sitewarden (see _load_runtime): what it uses, no more (each
+#: module loaded costs about 0.8M instructions).  ``_stdlib_names`` serves 3.8 and 3.9 only.
+_STDLIB_NAMES = ("_stdlib_names",) if sys.version_info < (3, 10) else ()
 _RUNTIME = {
-    "facts": ("guard.marker", "pathfacts", "_stdlib_names"),
-    "check": ("guard.marker", "settings", "detect.check", "detect.layout", "detect.pathcheck",
+    "facts": ("guard.marker", "pathfacts") + _STDLIB_NAMES,
+    "check": ("guard.marker", "detect.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
-              "detect.distinfo", "detect.plainversion", "_watch", "pathfacts",
-              "_stdlib_names", "detect.emit", "api.categories"),
+              "detect.distinfo", "detect.plainversion", "detect.specs", "detect.emit",
+              "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
 
@@ -97,6 +99,52 @@ def _load_runtime(names):
         pass  # imported again, and reported, where it is used
     finally:
         sys.dont_write_bytecode = saved
+
+
+def _cache_vendored_bytecode():
+    """Write the bytecode of the vendored ``packaging`` (and of ``detect.vendored``, its
+    door) into the payload once, compiling without importing.  A check imports them
+    only for an environment marker or a specifier, after :func:`_stdlib_first`; under
+    ``PYTHONDONTWRITEBYTECODE`` (common in container images) every such check would
+    compile them again (~90M instructions).  Not imported here: packaging's
+    standard-library imports must not write bytecode where the user said none.
+    ``_vendor/__init__`` is written last: found, the rest is done."""
+    ext = sys.modules["_frozen_importlib_external"]  # loaded at startup
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    vendor = os.path.join(package, "_vendor")
+    last = os.path.join(vendor, "__init__.py")
+    try:
+        if not os.path.isfile(last) or os.path.exists(ext.cache_from_source(last)):
+            return
+        import marshal  # built in
+
+        sources = [os.path.join(d, n) for d, _dirs, names in os.walk(vendor)
+                   for n in sorted(names) if n.endswith(".py")]
+        sources.append(os.path.join(package, "detect", "vendored.py"))
+        for path in sorted(sources, key=lambda p: p == last):
+            _write_bytecode(ext, marshal, path)
+    except Exception:
+        pass  # compiled at import, as without the cache
+
+
+def _write_bytecode(ext, marshal, path):
+    """``path``'s timestamp-checked bytecode, where importing it would look (PEP 552)."""
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    data = b"".join((ext.MAGIC_NUMBER, (0).to_bytes(4, "little"),
+                     (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little"),
+                     (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"), marshal.dumps(code)))
+    cached = ext.cache_from_source(path)
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    tmp = "%s.%d.tmp" % (cached, os.getpid())
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, cached)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 class _StdlibFirst:
@@ -144,6 +192,8 @@ def main(argv=None, startup=None):
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()))
+    if kind != "facts":
+        _cache_vendored_bytecode()
     _stdlib_first()
     _load_runtime(("cli.jsontext",))  # the output's, once _stdlib_first loaded its imports
     if kind not in ("facts", "check", "full"):
