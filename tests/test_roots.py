@@ -42,3 +42,25 @@ def test_debian_any_covers_host_and_roots(debian_any):
     proc = ns.run([ns.executable, "-c", "import sys; print(sys.prefix)"])
     assert proc.stdout.strip() == "/usr", proc.stderr
     assert ns.distro_dir.as_posix() == "/usr/lib/python3/dist-packages"
+
+
+def test_cli_runs_on_each_root_interpreter(root_ns):
+    """The CLI run by the root's own interpreter (pipx or a venv on it), not only by
+    python3: `check` and `status` read the probe's JSON with that interpreter's ``_json``
+    (3.15's scanner asks its context for an ``array_hook`` that 3.14's did not)."""
+    ns = root_ns
+    cli = [ns.executable, *ns.cli[1:]]
+    for args in (["check", "--json"], ["status", "--json"], ["check"]):
+        proc = ns.run([*cli, args[0], "--python", ns.executable, *args[1:]])
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+        if "--json" in args:
+            assert '"' in proc.stdout and proc.stdout.lstrip().startswith("{"), proc.stdout
+    proc = ns.run([ns.executable, "-I", "-S", "-c",
+                   "import json, sys; sys.path.insert(0, sys.argv[1]); "
+                   "from sitewarden.cli.jsontext import dumps, loads\n"
+                   "samples = ({}, [], {'b': [1, -2.5, None, True, 'x\\u00e9']}, [[{}], 10**30])\n"
+                   "for obj in samples:\n"
+                   "    text = json.dumps(obj, indent=2, sort_keys=True)\n"
+                   "    assert dumps(obj) == text and loads(text) == obj, obj\n"
+                   "print('ok')", ns.cli[-2]])
+    assert proc.stdout.strip() == "ok", proc.stderr

@@ -23,11 +23,13 @@ class _Unsupported(Exception):
 
 
 class _Context:
-    """What ``_json.make_scanner`` reads of a ``json.JSONDecoder``."""
+    """What ``_json.make_scanner`` reads of a ``json.JSONDecoder`` (``array_hook``: 3.15).
+    A version that asks for more gets the json module instead (see :func:`loads`)."""
 
     strict = True
     object_hook = None
     object_pairs_hook = None
+    array_hook = None
     parse_float = float
     parse_int = int
     parse_constant = {"NaN": float("nan"), "Infinity": float("inf"),
@@ -43,7 +45,13 @@ def loads(text: str) -> Any:
         return json.loads(text)
     text = text.strip(" \t\n\r")
     try:
-        obj, end = _json.make_scanner(_Context())(text, 0)
+        scan = _json.make_scanner(_Context())
+    except (AttributeError, TypeError):  # a decoder attribute newer than this module
+        import json
+
+        return json.loads(text)
+    try:
+        obj, end = scan(text, 0)
     except StopIteration:
         raise ValueError("not a JSON document") from None
     if end != len(text):
