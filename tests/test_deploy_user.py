@@ -332,3 +332,23 @@ def test_uninstall_removes_what_a_killed_first_install_left(cli, userbase):
     proc = cli("uninstall", "--python", python, "--user", env=env)
     assert proc.returncode == 0, proc.stderr
     assert tree_state(base) == before
+
+
+def test_a_cli_missing_its_hooks_deploys_nothing(cli, userbase, tmp_path):
+    """A partial copy of sitewarden (its package without the hooks a wheel or the
+    checkout carries) refuses before writing anything, naming the fix: no runtime is
+    left behind without its hook."""
+    import shutil
+
+    import sitewarden
+
+    env, base = userbase
+    lib = tmp_path / "partial"
+    shutil.copytree(os.path.dirname(sitewarden.__file__), lib / "sitewarden",
+                    ignore=shutil.ignore_patterns("__pycache__", "_hooks"))
+    python = PYTHONS[-1].values[0]
+    proc = cli("install", "--python", python, "--user", env=dict(env, PYTHONPATH=str(lib)),
+               cwd=str(tmp_path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "incomplete" in proc.stderr and "reinstall sitewarden" in proc.stderr, proc.stderr
+    assert not list(base.rglob("sitewarden*")), list(base.rglob("*"))

@@ -367,6 +367,7 @@ def install(target: Target, site_dir: Path, hook: str | None = None) -> Deployme
         raise DeployError(
             "Python %s does not read .start files (PEP 829, Python 3.15+); use the default "
             ".pth hook" % target.version_string)
+    hook_texts = _hook_texts(hook)  # before anything is written: a broken CLI writes nothing
     site_dir = Path(os.path.abspath(site_dir))
     created_dirs: list[str] = []
     if not site_dir.exists():
@@ -380,7 +381,7 @@ def install(target: Target, site_dir: Path, hook: str | None = None) -> Deployme
         )
     try:
         with _locked(site_dir):
-            return _install_locked(target, site_dir, hook, created_dirs)
+            return _install_locked(target, site_dir, hook, created_dirs, hook_texts)
     except DeployError:
         _undo_created_dirs(created_dirs)
         raise
@@ -391,6 +392,19 @@ def install(target: Target, site_dir: Path, hook: str | None = None) -> Deployme
         ) from None
 
 
+def _hook_texts(hook: str) -> dict[str, str]:
+    """The startup files ``hook`` installs, read from this CLI's installation; a
+    DeployError naming the fix when they cannot be (a partial copy of sitewarden)."""
+    names = HOOK_FILES[hook] + ((SITECUSTOMIZE_BLOCK,) if hook == "sitecustomize" else ())
+    try:
+        return {name: payload.hook_text(name) for name in names}
+    except OSError as exc:
+        raise DeployError(
+            "this sitewarden installation is incomplete (%s): nothing was deployed; "
+            "reinstall sitewarden (pip install --force-reinstall sitewarden, or "
+            "apt install --reinstall sitewarden)" % (exc.strerror or exc)) from None
+
+
 def _undo_created_dirs(created: list[str]) -> None:
     for d in reversed(created):
         with contextlib.suppress(OSError):
@@ -398,7 +412,8 @@ def _undo_created_dirs(created: list[str]) -> None:
 
 
 def _install_locked(
-    target: Target, site_dir: Path, hook: str, created_dirs: list[str]
+    target: Target, site_dir: Path, hook: str, created_dirs: list[str],
+    hook_texts: dict[str, str],
 ) -> Deployment:
     package = site_dir / PACKAGE
     previous = _previous_deployment(site_dir, package)
@@ -415,7 +430,8 @@ def _install_locked(
         hook_files = list(HOOK_FILES[hook])
         sitecustomize = None
         if hook == "sitecustomize":
-            sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc)
+            sitecustomize = _add_sitecustomize_block(target, site_dir, old_sc,
+                                                     hook_texts[SITECUSTOMIZE_BLOCK])
         elif old_sc is not None:
             _remove_sitecustomize_block(old_sc, target.executable)
         files = _files_under(new_package, PACKAGE + "/") + [MANIFEST] + hook_files
@@ -431,7 +447,7 @@ def _install_locked(
             "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         })
         _swap_in(new_package, package, staging / "old")
-        _write_hooks(site_dir, hook_files)
+        _write_hooks(site_dir, hook_files, hook_texts)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     dep = read_deployment(site_dir)
@@ -475,12 +491,12 @@ def _swap_in(new_package: Path, package: Path, old: Path) -> None:
         os.rename(new_package, package)
 
 
-def _write_hooks(site_dir: Path, hook_files: list[str]) -> None:
+def _write_hooks(site_dir: Path, hook_files: list[str], texts: dict[str, str]) -> None:
     """Hooks last: a kill before this point leaves an inert or the old hook.  The new one
     is written before the other kind is removed (e.g. the .start an older sitewarden wrote
     beside its .pth), so a start always finds one of them."""
     for name in hook_files:
-        _atomic_write(site_dir / name, payload.hook_text(name).encode("utf-8"))
+        _atomic_write(site_dir / name, texts[name].encode("utf-8"))
     for name in (PTH, START):
         if name not in hook_files:
             with contextlib.suppress(FileNotFoundError):
@@ -490,15 +506,11 @@ def _write_hooks(site_dir: Path, hook_files: list[str]) -> None:
 # ---------------------------------------------------------------- sitecustomize
 
 
-def _block_text() -> str:
-    text = payload.hook_text(SITECUSTOMIZE_BLOCK)
-    return text if text.endswith("\n") else text + "\n"
-
-
 def _add_sitecustomize_block(target: Target, site_dir: Path,
-                             previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Append the guard's block to the interpreter's sitecustomize, or create one."""
-    block = _block_text()
+                             previous: dict[str, Any] | None, text: str) -> dict[str, Any]:
+    """Append the guard's block (``text``) to the interpreter's sitecustomize, or create
+    one."""
+    block = text if text.endswith("\n") else text + "\n"
     existing = target.sitecustomize
     if previous is not None:
         _remove_sitecustomize_block(previous, target.executable)
