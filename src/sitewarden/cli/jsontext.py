@@ -39,17 +39,17 @@ class _Context:
 
 def loads(text: str) -> Any:
     """``json.loads(text)``; ValueError for text that is not one JSON document."""
-    if _json is None:
-        import json  # no C accelerator: the json module itself
+    scan = None
+    if _json is not None:
+        try:
+            scan = _json.make_scanner(_Context())
+        except (AttributeError, TypeError):  # a decoder attribute newer than this module
+            pass
+    if scan is None:
+        import json  # no C accelerator, or one this module cannot feed: json itself
 
         return json.loads(text)
     text = text.strip(" \t\n\r")
-    try:
-        scan = _json.make_scanner(_Context())
-    except (AttributeError, TypeError):  # a decoder attribute newer than this module
-        import json
-
-        return json.loads(text)
     try:
         obj, end = scan(text, 0)
     except StopIteration:
