@@ -64,3 +64,19 @@ def test_cli_runs_on_each_root_interpreter(root_ns):
                    "    assert dumps(obj) == text and loads(text) == obj, obj\n"
                    "print('ok')", ns.cli[-2]])
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_scheme_paths_follow_an_in_process_prefix_change(root_ns):
+    """The guard's cached scheme paths never disagree with sysconfig's, whose own cache
+    (3.13.1+) follows ``sys.prefix`` when a process moves it (``activate_this.py``)."""
+    ns = root_ns
+    proc = ns.run([ns.executable, "-I", "-S", "-c",
+                   "import sys, sysconfig; sys.path.insert(0, sys.argv[1])\n"
+                   "from sitewarden.guard import marker\n"
+                   "fresh = lambda: sysconfig.get_paths('posix_prefix')\n"
+                   "assert marker.scheme_paths('posix_prefix') == fresh()\n"
+                   "sys.prefix = sys.exec_prefix = '/opt/elsewhere'\n"
+                   "print(marker.scheme_paths('posix_prefix') == fresh(), "
+                   "fresh()['purelib'].startswith('/opt/elsewhere'))",
+                   ns.cli[-2]])
+    assert proc.stdout.split() == ["True", "True"], proc.stdout + proc.stderr

@@ -45,8 +45,10 @@ def default_scheme():
     return getter()
 
 
-#: scheme -> its paths without ``vars``: each ``get_paths`` expands every path of the
-#: scheme (about 1.2M instructions), and the marker, the layout and the probe all ask.
+#: (scheme, prefixes) -> its paths without ``vars``: each ``get_paths`` expands every
+#: path of the scheme (about 1.2M instructions), and the marker, the layout and the probe
+#: all ask.  Keyed on the prefixes, as sysconfig (3.14+) drops its own cache when
+#: ``sys.prefix`` changes in-process (an ``activate_this.py``).
 _expanded = {}
 
 
@@ -63,9 +65,11 @@ def scheme_paths(scheme=None, vars=None):
         scheme = preferred("user") if preferred is not None else "posix_user"
     if vars is not None:
         return sysconfig.get_paths(scheme, vars=vars)
-    paths = _expanded.get(scheme)
+    key = (scheme, sys.prefix, sys.exec_prefix, getattr(sys, "base_prefix", None),
+           getattr(sys, "base_exec_prefix", None))
+    paths = _expanded.get(key)
     if paths is None:
-        paths = _expanded[scheme] = sysconfig.get_paths(scheme)
+        paths = _expanded[key] = sysconfig.get_paths(scheme)
     return dict(paths)
 
 
