@@ -104,16 +104,16 @@ def _watched(fullname, path, target):
                     try:
                         _call(name, sys.modules[__name__])
                     except Exception:
-                        pass
+                        _failed("the shadow and sys.path watches (%s)" % name)
                 hook = HOOKS.get(fullname)  # the watch may have armed this very import
             if path is None and _checks and "." not in fullname:
                 for check in _checks:
                     try:
                         check(fullname)
                     except Exception:
-                        pass
+                        _failed("the shadow check of %r" % fullname)
         except Exception:
-            pass
+            _failed("the watch of %r" % fullname)
         if hook is not None:
             # Installer hooks fail closed: their exceptions propagate, and a damaged
             # runtime refuses installs (see guard/hooked.py).
@@ -178,7 +178,20 @@ def activate():
         sys.meta_path.insert(0, finder)
         return finder
     except Exception:
+        _failed("the guard's activation")
         return None
+
+
+def _failed(skipped):
+    """Fail open, saying so to whoever asks (SITEWARDEN_DEBUG): see ``failopen``."""
+    try:
+        from .failopen import swallowed
+    except ImportError:  # the runtime is damaged: say that much, and only when asked
+        if __import__("os").environ.get("SITEWARDEN_DEBUG", "0") not in ("", "0"):
+            sys.stderr.write("sitewarden: debug: %s skipped, and sitewarden/failopen.py "
+                             "cannot be imported\n" % (skipped,))
+        return
+    swallowed(skipped, 2)
 
 
 # Imported while ``site`` runs (by ``sitewarden.pth``, ``sitecustomize`` or the
