@@ -75,9 +75,10 @@ def startup_modules():
 
 
 def test_top_level_is_what_runs_at_every_start():
-    """A newcomer reads from the tree which modules run at every start: the top level."""
+    """A newcomer reads from the tree which modules run at every start: the top level
+    (and ``failopen``, which any of them may need while starting, when one fails)."""
     assert {p.id for p in startup_modules()} == {
-        "__init__", "_watch", "pathfacts", "settings", "_stdlib_names"}
+        "__init__", "_watch", "pathfacts", "settings", "_stdlib_names", "failopen"}
     for package in (CLI_PACKAGES | ON_DEMAND_PACKAGES) - {"__main__"}:
         init = SRC / package / "__init__.py"
         assert init.read_text(encoding="utf-8") == "", "%s must stay empty" % init

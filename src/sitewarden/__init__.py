@@ -104,16 +104,16 @@ def _watched(fullname, path, target):
                     try:
                         _call(name, sys.modules[__name__])
                     except Exception:
-                        _failed("the shadow and sys.path watches (%s)" % name)
+                        _swallowed("the shadow and sys.path watches (%s)" % name)
                 hook = HOOKS.get(fullname)  # the watch may have armed this very import
             if path is None and _checks and "." not in fullname:
                 for check in _checks:
                     try:
                         check(fullname)
                     except Exception:
-                        _failed("the shadow check of %r" % fullname)
+                        _swallowed("the shadow check of %r" % fullname)
         except Exception:
-            _failed("the watch of %r" % fullname)
+            _swallowed("the watch of %r" % fullname)
         if hook is not None:
             # Installer hooks fail closed: their exceptions propagate, and a damaged
             # runtime refuses installs (see guard/hooked.py).
@@ -178,14 +178,14 @@ def activate():
         sys.meta_path.insert(0, finder)
         return finder
     except Exception:
-        _failed("the guard's activation")
+        _swallowed("the guard's activation")
         return None
 
 
-def _failed(skipped):
+def _swallowed(skipped):
     """Fail open, saying so to whoever asks (SITEWARDEN_DEBUG): see ``failopen``."""
     try:
-        from .failopen import swallowed
+        from .failopen import swallowed  # only once a failure is swallowed
     except ImportError:  # the runtime is damaged: say that much, and only when asked
         if __import__("os").environ.get("SITEWARDEN_DEBUG", "0") not in ("", "0"):
             sys.stderr.write("sitewarden: debug: %s skipped, and sitewarden/failopen.py "

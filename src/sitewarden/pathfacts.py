@@ -22,7 +22,7 @@ def real(path):
         return memo[path]
     try:
         found = os.path.realpath(path or os.curdir)
-    except Exception:
+    except (OSError, TypeError, ValueError):  # a deleted working directory, not a str
         return path
     if memo is not None:
         memo[path] = found
@@ -46,7 +46,7 @@ def absolute(path):
     try:
         return os.path.normpath(os.path.join(os.getcwd(), path) if not os.path.isabs(path)
                                 else path)
-    except Exception:
+    except (OSError, TypeError, ValueError):  # a deleted working directory, not a str
         return path
 
 
@@ -68,7 +68,7 @@ def module_suffixes():
         import _imp  # built in; startup module: os and sys only at module level
 
         suffixes.extend(_imp.extension_suffixes())
-    except Exception:
+    except (ImportError, AttributeError):  # not CPython's import system
         suffixes.extend([".so", ".abi3.so"])
     return sorted(set(suffixes), key=len, reverse=True)
 
@@ -124,7 +124,9 @@ def file_names(directory):
             if isinstance(names, set):
                 return names
     except Exception:
-        pass
+        from . import _swallowed  # the package is loaded: this imports nothing
+
+        _swallowed("the import system's listing of %s (listed again)" % (directory,))
     try:
         return os.listdir(directory or os.curdir)
     except (OSError, TypeError, ValueError):
@@ -257,7 +259,7 @@ def site_dirs():
         return []
     try:
         return list(site.getsitepackages())
-    except Exception:
+    except AttributeError:  # an old virtualenv's site.py has no getsitepackages
         return []
 
 
@@ -267,7 +269,7 @@ def user_site():
         return None
     try:
         return site.getusersitepackages()
-    except Exception:
+    except AttributeError:  # an old virtualenv's site.py
         return getattr(site, "USER_SITE", None)
 
 

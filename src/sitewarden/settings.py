@@ -18,7 +18,7 @@ def is_true(value):
     """pip's reading of a boolean setting (``1``, ``yes``, ``true``...)."""
     try:
         return str(value).strip().lower() in TRUE_VALUES
-    except Exception:
+    except (TypeError, ValueError, UnicodeError):  # a value str() cannot render
         return False
 
 
@@ -31,7 +31,7 @@ def silenced_kinds(environ=None):
     environ = os.environ if environ is None else environ
     try:
         raw = str(environ.get("SITEWARDEN_SILENCE", ""))
-    except Exception:
+    except (TypeError, ValueError, UnicodeError):  # a value str() cannot render
         return frozenset()
     kinds = set()
     for word in raw.replace(",", " ").split():

@@ -7,6 +7,11 @@ observes: ``PYTHONPATH``/``PYTHONHOME`` move the interpreter, ``PIP_*`` or a
 start from the caller's environment minus all of those, and always with a
 temporary ``PYTHONUSERBASE`` so that ``--user`` installs never reach
 ``~/.local``.
+
+Every interpreter under test also runs strict (``SITEWARDEN_DEBUG=raise``): a
+failure the guard would swallow to fail open propagates instead, so the test
+that caused it fails.  Tests that inject a fault on purpose, to assert the
+fail-open behaviour, pass ``SITEWARDEN_DEBUG`` themselves (:data:`FAIL_OPEN`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,11 @@ FIXED = {
     "PIP_CONFIG_FILE": os.devnull,
     "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     "PIP_NO_INPUT": "1",
+    "SITEWARDEN_DEBUG": "raise",
 }
+
+#: ``extra`` for a test that breaks the guard on purpose: fail open, silently, as users get it.
+FAIL_OPEN = {"SITEWARDEN_DEBUG": "0"}
 
 
 def clean_env(

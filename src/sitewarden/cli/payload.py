@@ -104,7 +104,7 @@ def _packaging_licenses(src: str) -> list[tuple[str, str]]:
                 for f in (dist.files or [])
                 if os.path.basename(str(f)).startswith("LICENSE")
             ]
-        except Exception:
+        except (ImportError, OSError):  # no metadata for packaging: no licence to ship
             found = []
     return [("sitewarden/_vendor/packaging/" + os.path.basename(p), p)
             for p in found if os.path.isfile(p)]

@@ -11,7 +11,7 @@ collector) describes copies and requirements with the same functions.
 import os
 import sys
 
-from .. import pathfacts
+from .. import _swallowed, pathfacts
 from ..guard import marker
 from . import distinfo, layout
 from .records import Copy, HiddenNamespace, ShadowCase
@@ -133,6 +133,7 @@ def advice(case):
         try:
             marker_applies = marker.applies()
         except Exception:
+            _swallowed("whether the marker applies (the advice omits --break-system-packages)")
             marker_applies = False
         cmd = "%s -m pip uninstall%s %s" % (
             sys.executable or "python3",

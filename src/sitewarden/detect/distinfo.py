@@ -21,7 +21,7 @@ metadata never raises: unreadable values become None, unparsable versions
 
 import os
 
-from .. import pathfacts
+from .. import _swallowed, pathfacts
 from . import plainversion
 
 #: Largest metadata file read (a METADATA with a huge description is cut).
@@ -48,7 +48,10 @@ def _read_bytes(path, member=None):
 
         with zipfile.ZipFile(path) as zf, zf.open(member) as f:
             return f.read(MAX_BYTES)
+    except (OSError, KeyError, ValueError):  # missing, or not a zip (BadZipFile is neither)
+        return None
     except Exception:
+        _swallowed("reading %s" % (path if member is None else path + "/" + member))
         return None
 
 
@@ -212,6 +215,7 @@ class Distribution:
             try:
                 self._cache["headers"] = parse_headers(self._member(name))
             except Exception:
+                _swallowed("the %s of %s" % (name, self.path))
                 self._cache["headers"] = []
         return self._cache["headers"]
 
@@ -341,6 +345,7 @@ class Distribution:
                             out.append(os.path.normpath(os.path.join(rel_root, line))
                                        .replace(os.sep, "/"))
         except Exception:
+            _swallowed("the file list of %s" % (self.path,))
             out = None
         if out is not None:
             out = [p for p in out if p]
@@ -377,7 +382,7 @@ class Distribution:
             import json  # only for an editable install's direct_url.json; keeps warnings cheap
 
             return bool(json.loads(text).get("dir_info", {}).get("editable"))
-        except Exception:
+        except (ValueError, AttributeError):  # not JSON, or not PEP 610's shape
             return False
 
     def requires(self):
@@ -390,6 +395,7 @@ class Distribution:
                 if not out and self.kind != "dist-info":
                     out = requires_txt_to_requirements(self._member("requires.txt"))
             except Exception:
+                _swallowed("the requirements of %s" % (self.path,))
                 out = []
             self._cache["requires"] = out
         return self._cache["requires"]
@@ -420,7 +426,7 @@ def _record_path(line):
         try:
             row = next(csv.reader([line]))
             return row[0] if row else ""
-        except Exception:
+        except (csv.Error, StopIteration):
             return ""
     return line.split(",", 1)[0]
 
@@ -523,7 +529,7 @@ def _zip_distributions(directory, path):
 
         with zipfile.ZipFile(archive) as zf:
             names = zf.namelist()
-    except Exception:
+    except (OSError, zipfile.BadZipFile):
         return []
     prefix = inner + "/" if inner else ""
     tops = set()
@@ -551,7 +557,7 @@ def pth_owner(pth):
             if files and name in files:
                 return dist
     except Exception:
-        pass
+        _swallowed("the owner of %s" % (pth,))
     return None
 
 
@@ -567,7 +573,7 @@ def pth_paths(dist):
                 if line.strip() and not line.startswith(("#", "import ", "import\t")):
                     out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
     except Exception:
-        pass
+        _swallowed("the .pth paths of %s" % (getattr(dist, "path", dist),))
     return out
 
 
@@ -578,7 +584,7 @@ def clear_cache():
 def _relative(origin, entry):
     try:
         rel = os.path.relpath(pathfacts.real(origin), pathfacts.real(entry))
-    except Exception:
+    except ValueError:  # not on one drive (Windows)
         return None
     return None if rel.startswith("..") else rel.replace(os.sep, "/")
 
@@ -590,6 +596,7 @@ def owner(module, origin, entry):
     try:
         return _owner(module, origin, entry)
     except Exception:
+        _swallowed("the distribution of %s" % (module,))
         return None
 
 
@@ -686,6 +693,7 @@ def packaging_modules():
 
             _packaging.append(vendored.modules())
         except Exception:
+            _swallowed("packaging (versions, specifiers and markers are not compared)")
             _packaging.append(None)
     return _packaging[0]
 
@@ -699,7 +707,7 @@ def parse_version(text):
         return None
     try:
         return mods[0].Version(str(text).strip())
-    except Exception:
+    except ValueError:  # InvalidVersion: not PEP 440
         return None
 
 

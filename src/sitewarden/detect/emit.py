@@ -12,6 +12,8 @@ capture work as for any other warning.  Runtime module.
 import os
 import sys
 
+from .. import _swallowed
+
 _claimed = set()
 _lock = []
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the sitewarden package
@@ -55,7 +57,7 @@ def stacklevel():
     sitewarden (the importer), and that frame."""
     try:
         frame = sys._getframe(1)  # the function that will call warnings.warn: level 1
-    except Exception:
+    except (AttributeError, ValueError):  # no frames (another implementation)
         return 1, None
     level = 1
     frame = frame.f_back
@@ -99,8 +101,7 @@ def emit(kind, key, message, category_name, where=None):
         frame = stacklevel()[1]
         if frame is not None:
             filename, lineno = frame.f_code.co_filename, frame.f_lineno
-            if getattr(frame.f_globals.get("__spec__"), "loader", None) is not None:
-                module_globals = frame.f_globals  # linecache reads a zipped module's line
+            module_globals = _source_globals(frame.f_globals)
         else:  # where warnings itself puts a warning with no frame
             filename, lineno = ("<sys>", 0) if sys.version_info >= (3, 13) else ("sys", 1)
     try:
@@ -148,4 +149,19 @@ def apply_warnoptions(package, warnings):
                                     re.escape(module) + r"\Z" if module else "",
                                     int(lineno) if lineno.isdigit() else 0)
         except Exception:
+            _swallowed("the -W option %r" % (option,))
             continue
+
+
+def _source_globals(module_globals):
+    """What ``warn_explicit`` may ask for the importing line's source (a zipped
+    module's): the module's loader under the name it was loaded as.  ``__main__``
+    run with ``-m`` or ``runpy`` is loaded as its real name, and its loader refuses
+    ``__main__`` (``ImportError``, raised out of ``warn_explicit``); none for code
+    without a spec (``-c``, stdin, ``exec``): linecache reads files by name."""
+    spec = module_globals.get("__spec__")
+    loader = getattr(spec, "loader", None)
+    name = getattr(spec, "name", None)
+    if loader is None or not isinstance(name, str):
+        return None
+    return {"__name__": name, "__loader__": loader, "__spec__": spec}

@@ -32,7 +32,7 @@ Module level: ``os``, ``sys`` and sitewarden's own modules.
 import os
 import sys
 
-from .. import pathfacts
+from .. import _swallowed, pathfacts
 from ..guard import marker
 from .records import PathEntry
 
@@ -50,7 +50,7 @@ def path_key(path):
     resolved (``pathfacts.real`` does).  ``''`` is the current directory."""
     try:
         return os.path.normcase(os.path.abspath(path or os.curdir))
-    except Exception:
+    except OSError:  # the working directory was deleted: a relative entry names nothing
         return path
 
 
@@ -75,6 +75,7 @@ def _base_scheme_dirs(sysconfig):
             "installed_base": base, "installed_platbase": platbase,
         })
     except Exception:
+        _swallowed("the local scheme's directories (%s)" % (scheme,))
         return []
     out = [paths.get("purelib"), paths.get("platlib")]
     if base in ("/usr", "/usr/"):
@@ -96,7 +97,7 @@ def _stdlib_dirs(sysconfig, paths):
             base = sysconfig.get_paths(vars={"base": base_prefix, "platbase": base_exec_prefix})
             dirs += [base.get("stdlib"), base.get("platstdlib")]
         except Exception:
-            pass
+            _swallowed("the base interpreter's standard library directories")
     here = getattr(sys, "_stdlib_dir", None) or os.path.dirname(
         getattr(sys.modules.get("os"), "__file__", None) or "")
     dirs.append(here or None)
@@ -189,6 +190,7 @@ def facts(read_pth=False):
         scheme = marker.default_scheme()
         paths = marker.scheme_paths(scheme)
     except Exception:
+        _swallowed("the install scheme's paths (the default paths are used)")
         scheme, paths = None, sysconfig.get_paths()
     venv = marker.in_virtualenv()
     stdlib = _stdlib_dirs(sysconfig, paths)
@@ -289,7 +291,7 @@ def classify(f):
             note = "ahead of the standard library"
         try:
             exists = os.path.exists(r if r else path)
-        except Exception:
+        except (TypeError, ValueError):  # not a str path, or one holding a NUL
             exists = False
         dup = seen_key.get(n)
         same = None

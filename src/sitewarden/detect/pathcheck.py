@@ -28,7 +28,7 @@ for ``check``: watching costs this module, ``emit`` and ``shadowing``.
 import os
 import sys
 
-from .. import HOOKS, pathfacts
+from .. import HOOKS, _swallowed, pathfacts
 from . import emit
 from .records import Finding
 from .specs import copy_path, find_in, is_regular, same_file
@@ -56,7 +56,7 @@ def _builtin_or_frozen(name):
             if finder.find_spec(name) is not None:
                 return True
         except Exception:
-            pass
+            _swallowed("asking %s about %r" % (importer, name))
     return name in sys.builtin_module_names
 
 
@@ -192,7 +192,7 @@ def on_stdlib_loaded(module):
         if emit.claim(("stdlib-checked", name)):
             _check_loaded(name, module)
     except Exception:
-        pass
+        _swallowed("the sys.path check of %r" % (getattr(module, "__name__", module),))
 
 
 # ---------------------------------------------------------------- check

@@ -10,6 +10,8 @@ it imports only ``os`` and ``sys`` at module level.
 import os
 import sys
 
+from .. import _swallowed
+
 #: Version of the facts format, checked by the CLI.
 FACTS_FORMAT = 1
 
@@ -21,6 +23,7 @@ def _sitecustomize_location(search_path):
     try:
         spec = PathFinder.find_spec("sitecustomize", search_path)
     except Exception:
+        _swallowed("locating sitecustomize")
         return None
     if spec is None:
         return None
@@ -37,11 +40,11 @@ def facts():
     paths = marker.scheme_paths(scheme)
     try:
         user_site = site.getusersitepackages()
-    except Exception:
+    except AttributeError:  # an old virtualenv's site.py
         user_site = None
     try:
         site_dirs = list(site.getsitepackages())
-    except Exception:  # old virtualenv's site.py had no getsitepackages
+    except AttributeError:  # old virtualenv's site.py had no getsitepackages
         site_dirs = []
     search_path = [p for p in sys.path if p] + [d for d in site_dirs if d not in sys.path]
     if user_site and user_site not in search_path:
@@ -96,7 +99,7 @@ def _load_runtime(names):
         for name in names:
             __import__("sitewarden." + name)
     except Exception:
-        pass  # imported again, and reported, where it is used
+        _swallowed("caching the bytecode of sitewarden.%s" % (name,))
     finally:
         sys.dont_write_bytecode = saved
 
@@ -124,7 +127,7 @@ def _cache_vendored_bytecode():
         for path in sorted(sources, key=lambda p: p == last):
             _write_bytecode(ext, marshal, path)
     except Exception:
-        pass  # compiled at import, as without the cache
+        _swallowed("caching the vendored packaging's bytecode (compiled at import)")
 
 
 def _write_bytecode(ext, marshal, path):
@@ -182,7 +185,7 @@ def _stdlib_first():
         try:
             __import__(name)
         except Exception:
-            pass  # fails again, and is reported, where it is used
+            _swallowed("importing %s ahead of the target's path" % (name,))
 
 
 def main(argv=None, startup=None):

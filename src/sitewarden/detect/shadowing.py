@@ -30,7 +30,7 @@ metadata is shadowed, every violated requirement.
 import os
 import sys
 
-from .. import HOOKS, pathfacts
+from .. import HOOKS, _swallowed, pathfacts
 from . import emit
 from .specs import find_in, is_regular, pkgutil_style, portion, same_file
 
@@ -79,7 +79,7 @@ def on_startup_module(name, module):
         case.startup = where[0] if where else True
         emit.emit("shadow", name, _cases().warning(case), "ShadowWarning", where=where)
     except Exception:
-        pass
+        _swallowed("the shadow check of %r, imported at startup" % (name,))
     finally:
         pathfacts.forget_real()
 
@@ -169,14 +169,11 @@ def on_watched_module(module):
         if case is not None:
             emit.emit("shadow", name, _cases().warning(case), "ShadowWarning")
     except Exception:
-        pass
+        _swallowed("the shadow check of %r" % (getattr(module, "__name__", module),))
     finally:
         pathfacts.forget_real()
 
 
 def _underportion(origin, entry, top):
     root = os.path.join(pathfacts.real(entry), top) + os.sep
-    try:
-        return pathfacts.real(origin).startswith(root)
-    except Exception:
-        return False
+    return isinstance(origin, str) and pathfacts.real(origin).startswith(root)

@@ -4,7 +4,7 @@ its cases and ``check``'s collectors (``PathFinder`` asked about a single entry)
 import os
 import sys
 
-from .. import pathfacts
+from .. import _swallowed, pathfacts
 
 
 def _path_finder():
@@ -21,6 +21,7 @@ def find_in(fullname, entry):
     try:
         return _path_finder().find_spec(fullname, [entry])
     except Exception:
+        _swallowed("looking for %r in %s" % (fullname, entry))
         return None
 
 
@@ -51,7 +52,7 @@ def pkgutil_style(spec):
     try:
         with open(spec.origin, "rb") as f:
             head = f.read(8192)
-    except Exception:
+    except (OSError, TypeError):  # unreadable, or no file (origin None)
         return False
     return b"extend_path" in head or b"declare_namespace" in head
 

@@ -103,7 +103,7 @@ def _say(problem):
     try:
         sys.stderr.write(line(problem) + "\n")
         sys.stderr.flush()
-    except Exception:
+    except (OSError, ValueError, AttributeError):  # no stderr, or a closed one
         pass
 
 

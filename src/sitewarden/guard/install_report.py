@@ -15,6 +15,8 @@ import os
 import subprocess
 import sys
 
+from .. import _swallowed
+
 #: Run in the child: prints the shadowing cases whose winning copy is local.
 CHILD = """\
 import json, sys
@@ -114,4 +116,4 @@ def report(stream=None, written=None):
             stream.write(text)
             stream.flush()
     except Exception:
-        pass
+        _swallowed("the report of what this install left shadowed")

@@ -11,6 +11,8 @@ import os
 import stat  # already loaded by os: free
 import sys
 
+from .. import _swallowed
+
 MARKER_NAME = "EXTERNALLY-MANAGED"
 SECTION = "externally-managed"
 
@@ -84,6 +86,7 @@ def marker_exists(path=None):
     try:
         return os.path.lexists(marker_path() if path is None else path)
     except Exception:
+        _swallowed("locating the marker (taken as present: installs are refused)")
         return True
 
 
@@ -114,7 +117,7 @@ def message_language(environ=None):
             lang = locale.getlocale(category)[0]
             if lang:
                 return lang
-    except Exception:
+    except (ImportError, ValueError, TypeError):  # locale.Error is a ValueError
         pass
     environ = os.environ if environ is None else environ
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):

@@ -29,6 +29,7 @@ Runtime module: imported only when pip is.
 import os
 import sys
 
+from .. import _swallowed
 from . import policy, refusal, scheme_guard
 from .marker import in_virtualenv, scheme_paths
 from .patching import wrap_once
@@ -88,7 +89,8 @@ def _verdict(command, options):
     try:
         return scheme_guard.judge(_landing_dirs(options))
     except Exception:
-        return "interpreter", None  # fail closed: refused unless overridden
+        _swallowed("where pip installs to (taken as the interpreter: refused unless overridden)")
+        return "interpreter", None  # fail closed
 
 
 # ------------------------------------------------------------------ commands

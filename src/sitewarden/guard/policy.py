@@ -11,6 +11,7 @@ override its message names), where the files land, the override, and whether
 to refuse, write or raise.  Runtime module.
 """
 
+from .. import _swallowed
 from . import install_report, refusal, scheme_guard
 from .marker import in_virtualenv
 
@@ -54,7 +55,7 @@ class Decision:
         try:
             install_report.report(stream, scheme_guard.written())
         except Exception:
-            pass
+            _swallowed("the report of what this install left shadowed")
 
 
 def decide(installer, judge, overridden=None, arm_elsewhere=False):

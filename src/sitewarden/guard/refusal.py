@@ -11,6 +11,7 @@ pip configuration file pip itself reads.
 import os
 import sys
 
+from .. import _swallowed
 from ..settings import break_system_packages_env, is_true
 from . import marker
 
@@ -74,7 +75,7 @@ def config_override(command, environ=None):
         parser = configparser.RawConfigParser()
         try:
             parser.read(path, encoding="utf-8")
-        except Exception:
+        except (OSError, UnicodeError, configparser.Error):  # as pip: an unreadable file
             continue
         for section in ("global", command):
             if parser.has_option(section, CONFIG_KEY):
@@ -91,6 +92,7 @@ def override_active(environ=None):
     try:
         return config_override("install", environ)
     except Exception:
+        _swallowed("pip's configuration files (no override read from them)")
         return False
 
 
@@ -99,6 +101,7 @@ def applies():
     try:
         return marker.applies()
     except Exception:
+        _swallowed("the marker (applies outside a virtual environment)")
         return sys.prefix == getattr(sys, "base_prefix", sys.prefix)
 
 
@@ -106,6 +109,7 @@ def _marker_lines():
     try:
         text = marker.read().message
     except Exception:
+        _swallowed("the marker's message (the default message is shown)")
         text = marker.DEFAULT_MESSAGE.format(reason="it could not be read")
     lines = text.splitlines() or [""]
     body = "\u2570\u2500> " + lines[0] + "".join("\n    " + ln if ln else "\n" for ln in lines[1:])
@@ -150,7 +154,7 @@ def inherited_override(environ=None):
     environ = os.environ if environ is None else environ
     try:
         return environ.get(INHERITED) == str(os.getppid())
-    except Exception:
+    except (AttributeError, OSError):  # no getppid, or an environ of another kind
         return False
 
 

@@ -11,6 +11,7 @@ be removed, so the hook is added once and checks a flag.  Runtime module.
 import os
 import sys
 
+from .. import _swallowed
 from .marker import scheme_paths
 
 _state = {"armed": False, "hooked": False, "protected": None, "own": [], "errno": None,
@@ -27,13 +28,13 @@ def scheme_dirs():
     own = [paths.get("purelib"), paths.get("platlib")]
     try:
         own.append(site.getusersitepackages())
-    except Exception:
+    except AttributeError:  # an old virtualenv's site.py
         pass
     own = [os.path.realpath(d) for d in own if d]
     candidates = [paths.get("stdlib"), paths.get("platstdlib")]
     try:
         candidates.extend(site.getsitepackages())
-    except Exception:
+    except AttributeError:  # an old virtualenv's site.py
         pass
     protected = []
     for d in candidates:
@@ -62,7 +63,7 @@ def judge(paths):
             continue
         try:
             real = os.path.realpath(os.fsdecode(p))
-        except Exception:
+        except (OSError, TypeError, ValueError):  # not a path
             continue
         mine = _under(real, own)
         theirs = _under(real, protected)
@@ -97,7 +98,7 @@ def protected_root(path, ancestors=False):
         _state["own"], _state["protected"] = scheme_dirs()
     try:
         real = os.path.realpath(os.fsdecode(path))
-    except Exception:
+    except (OSError, TypeError, ValueError):  # not a path
         return None
     root = _under(real, _state["protected"])
     if root is not None and _under(real, _state["own"]) is not None:
@@ -191,7 +192,7 @@ def _note_written(path):
                 _state["written"].add((own, real[len(own) + 1:].split(os.sep, 1)[0]))
                 return
     except Exception:
-        pass
+        _swallowed("noting %r for the install report" % (path,))
 
 
 def written():
