@@ -4,8 +4,9 @@ Run by ``/usr/share/sitewarden/dpkg-hook post`` (``DPkg::Post-Invoke``), as root
 every dpkg run that apt starts, with the ``/var/lib/dpkg/info/<package>.list`` files
 that run rewrote (the shell script selects them: newer than the stamp ``pre`` wrote,
 and naming files in ``/usr/lib/python3/dist-packages``).  Detection is ``check``'s own:
-the probe runs in every ``/usr/bin/python3.X`` at once (``-I``, guard disabled, a time
-limit each), and only the findings that involve those packages' files are printed:
+the probe runs in every ``/usr/bin/python3.X`` at once (``-E``, guard disabled, a time
+limit for all), as root starts them: with root's own user site, whose copies root's
+Python programs import.  Only the findings that involve those packages' files are printed:
 a shadowed copy they installed, or a requirement of theirs that a local copy breaks.
 Nothing is printed when there are none; nothing here raises or waits for input.
 """
@@ -14,8 +15,11 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from ..detect import probe
@@ -44,32 +48,56 @@ def changed_paths(list_files: list[str]) -> dict[str, str]:
     return out
 
 
+def probe_env() -> dict[str, str]:
+    """The checks' environment: a start as the user running the hook would get (root's,
+    under apt), without PYTHON* variables (as ``-E``), HOME that user's home (``sudo``
+    may have kept the caller's): the user site the probe sees is the one that user's
+    Python programs import."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["SITEWARDEN_DISABLE"] = "1"
+    try:
+        env["HOME"] = pwd.getpwuid(os.geteuid()).pw_dir
+    except KeyError:
+        pass  # no passwd entry: HOME as given
+    return env
+
+
 def run_checks(executables: list[str]) -> dict[str, dict]:
     """``check``'s report from each interpreter (started in parallel), by executable;
-    interpreters that fail or time out are left out."""
-    env = dict(os.environ, SITEWARDEN_DISABLE="1")
+    interpreters that fail or time out are left out.  Each starts with its site and the
+    user site of the user running the hook (``-E``, not ``-I``), in an empty directory
+    (``-c`` puts the working directory first on ``sys.path``)."""
+    env = probe_env()
     # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
     runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        cwd = tempfile.mkdtemp(prefix="sitewarden-hook-")
+    except OSError:
+        cwd = "/"  # no temp dir: the root directory, as before (no module there)
     procs = {}
-    for exe in executables:
-        try:
-            procs[exe] = subprocess.Popen(
-                [exe, "-I", "-c", probe.BOOTSTRAP, runtime, "check"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd="/", env=env)
-        except OSError:
-            continue
-    deadline = time.monotonic() + TIMEOUT
-    reports = {}
-    for exe, proc in procs.items():
-        try:
-            out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-            reports[exe] = json.loads(out)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-        except ValueError:
-            continue
+    try:
+        for exe in executables:
+            try:
+                procs[exe] = subprocess.Popen(
+                    [exe, "-E", "-c", probe.BOOTSTRAP, runtime, "check"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+            except OSError:
+                continue
+        deadline = time.monotonic() + TIMEOUT
+        reports = {}
+        for exe, proc in procs.items():
+            try:
+                out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+                reports[exe] = json.loads(out)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+            except ValueError:
+                continue
+    finally:
+        if cwd != "/":
+            shutil.rmtree(cwd, ignore_errors=True)
     return reports
 
 
