@@ -1,14 +1,18 @@
-"""The apt hook's report (Debian package): local copies that shadow what dpkg just changed.
+"""The apt hook's report (Debian package): local copies that shadow what a run changed.
 
-Run by ``/usr/share/sitewarden/dpkg-hook post`` (``DPkg::Post-Invoke``), as root after
-every dpkg run that apt starts, with the ``/var/lib/dpkg/info/<package>.list`` files
-that run rewrote (the shell script selects them: newer than the stamp ``pre`` wrote,
-and naming files in ``/usr/lib/python3/dist-packages``).  Detection is ``check``'s own:
-the probe runs in every ``/usr/bin/python3.X`` at once (``-E``, guard disabled, a time
-limit for all), as root starts them: with root's own user site, whose copies root's
-Python programs import.  Only the findings that involve those packages' files are printed:
-a shadowed copy they installed, or a requirement of theirs that a local copy breaks.
-Nothing is printed when there are none; nothing here raises or waits for input.
+Run by ``/usr/share/sitewarden/dpkg-hook post`` as root after every dpkg run: apt's
+``DPkg::Post-Invoke``, or dpkg's own ``post-invoke`` for a run no apt frontend started.
+It gets the ``/var/lib/dpkg/info/<package>.list`` files of the packages that run
+installed, upgraded, reinstalled or configured (and that name files in
+``/usr/lib/python3/dist-packages``: the shell script selects them), and with
+``--changes FILE`` what apt said of each package (``name change old new`` lines,
+written by ``dpkg-hook pkgs`` from apt's ``Pre-Install-Pkgs`` protocol).  Detection is
+``check``'s own: the probe runs in every ``/usr/bin/python3.X`` at once (``-E``, guard
+disabled, a time limit for all), as the user apt runs as (root) starts them: with that
+user's own site, whose copies its Python programs import.  Only the findings that
+involve those packages' files are printed: a shadowed copy they installed, or a
+requirement of theirs that a local copy breaks.  Nothing is printed when there are
+none; nothing here raises or waits for input.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from .. import failopen
 from ..detect import probe
 from .targets import machine_interpreters
 
@@ -45,6 +50,29 @@ def changed_paths(list_files: list[str]) -> dict[str, str]:
                         out[os.path.normpath(path)] = package
         except OSError:
             continue
+    return out
+
+
+def read_changes(path: str) -> dict[str, str]:
+    """``{package: what apt did}`` from ``dpkg-hook pkgs``'s file (``name change old new``
+    lines, one per action; a package's unpacking wins over its configuring)."""
+    out: dict[str, str] = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) != 4:
+                continue
+            name, change, old, new = fields
+            name = name.split(":")[0]
+            if change == "configured" and name in out:
+                continue
+            out[name] = {
+                "new": "%s (new)" % new,
+                "upgraded": "%s (upgraded from %s)" % (new, old),
+                "downgraded": "%s (downgraded from %s)" % (new, old),
+                "reinstalled": "%s (reinstalled)" % new,
+                "configured": "%s (configured)" % new,
+            }.get(change, "(%s)" % change)
     return out
 
 
@@ -164,10 +192,15 @@ def report_lines(exe: str, report: dict, changed: dict[str, str],
     return lines
 
 
-def main(list_files: list[str]) -> int:
-    """Print the report for the packages whose ``.list`` files are given; always 0."""
+def main(argv: list[str]) -> int:
+    """Print the report for the packages whose ``.list`` files are given (after
+    ``--changes FILE``: what apt said it does to them); always 0."""
     try:
-        changed = changed_paths(list_files)
+        changes = None
+        if argv[:1] == ["--changes"]:
+            changes = read_changes(argv[1])
+            argv = argv[2:]
+        changed = changed_paths(argv)
         if not changed:
             return 0
         executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))]
@@ -178,10 +211,20 @@ def main(list_files: list[str]) -> int:
             if exe in reports:
                 lines.extend(report_lines(exe, reports[exe], changed, involved))
         if lines:
-            print("sitewarden: local Python copies affect what this dpkg run installed (%s):"
-                  % ", ".join(sorted(involved)))
+            print(header(involved, changes))
             print("\n".join(lines))
             sys.stdout.flush()
     except Exception:
-        pass  # an apt hook never fails apt
+        failopen.swallowed("the apt hook's report")  # an apt hook never fails apt
     return 0
+
+
+def header(involved: set[str], changes: dict[str, str] | None) -> str:
+    """The report's first line: the packages involved, with what apt did to each when it
+    said (``changes``), else as dpkg's run left them."""
+    if changes is None:
+        return ("sitewarden: local Python copies affect what this dpkg run installed (%s):"
+                % ", ".join(sorted(involved)))
+    return "sitewarden: local Python copies affect what this apt run installed: %s" % (
+        ", ".join("%s %s" % (p, changes.get(p, "")) if changes.get(p) else p
+                  for p in sorted(involved)))
