@@ -72,14 +72,20 @@ def need_dpkg_deb() -> None:
         pytest.skip("dpkg-deb is not installed")
 
 
+_BUILT: dict[str, Path] = {}
+
+
 @pytest.fixture(scope="session")
 def debs(tmp_path_factory) -> dict[str, Path]:
     """{version: .deb} for this checkout's version and the bumped rebuild, under the
-    host's temp dir (seen at the same path inside the roots)."""
+    host's temp dir (seen at the same path inside the roots).  Built once per process,
+    also when another test module imports this fixture (pytest then holds two)."""
     need_dpkg_deb()
-    out = tmp_path_factory.mktemp("debs")
-    out.chmod(0o755)
-    return {VERSION: build(out), NEXT: build(out, NEXT)}
+    if not _BUILT:
+        out = tmp_path_factory.mktemp("debs")
+        out.chmod(0o755)
+        _BUILT.update({VERSION: build(out), NEXT: build(out, NEXT)})
+    return _BUILT
 
 
 # ---------------------------------------------------------------- distro .debs, cached

@@ -1,24 +1,32 @@
-"""The apt hook's report (Debian package): local copies that shadow what dpkg just changed.
+"""The apt hook's report (Debian package): local copies that shadow what a run changed.
 
-Run by ``/usr/share/sitewarden/dpkg-hook post`` (``DPkg::Post-Invoke``), as root after
-every dpkg run that apt starts, with the ``/var/lib/dpkg/info/<package>.list`` files
-that run rewrote (the shell script selects them: newer than the stamp ``pre`` wrote,
-and naming files in ``/usr/lib/python3/dist-packages``).  Detection is ``check``'s own:
-the probe runs in every ``/usr/bin/python3.X`` at once (``-I``, guard disabled, a time
-limit each), and only the findings that involve those packages' files are printed:
-a shadowed copy they installed, or a requirement of theirs that a local copy breaks.
-Nothing is printed when there are none; nothing here raises or waits for input.
+Run by ``/usr/share/sitewarden/dpkg-hook post`` as root after every dpkg run: apt's
+``DPkg::Post-Invoke``, or dpkg's own ``post-invoke`` for a run no apt frontend started.
+It gets the ``/var/lib/dpkg/info/<package>.list`` files of the packages that run
+installed, upgraded, reinstalled or configured (and that name files in
+``/usr/lib/python3/dist-packages``: the shell script selects them), and with
+``--changes FILE`` what apt said of each package (``name change old new`` lines,
+written by ``dpkg-hook pkgs`` from apt's ``Pre-Install-Pkgs`` protocol).  Detection is
+``check``'s own: the probe runs in every ``/usr/bin/python3.X`` at once (``-E``, guard
+disabled, a time limit for all), as the user apt runs as (root) starts them: with that
+user's own site, whose copies its Python programs import.  Only the findings that
+involve those packages' files are printed: a shadowed copy they installed, or a
+requirement of theirs that a local copy breaks.  Nothing is printed when there are
+none; nothing here raises or waits for input.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
-from .. import _swallowed
+from .. import failopen
 from ..detect import probe
 from .targets import machine_interpreters
 
@@ -45,32 +53,79 @@ def changed_paths(list_files: list[str]) -> dict[str, str]:
     return out
 
 
+def read_changes(path: str) -> dict[str, str]:
+    """``{package: what apt did}`` from ``dpkg-hook pkgs``'s file (``name change old new``
+    lines, one per action; a package's unpacking wins over its configuring)."""
+    out: dict[str, str] = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) != 4:
+                continue
+            name, change, old, new = fields
+            name = name.split(":")[0]
+            if change == "configured" and name in out:
+                continue
+            out[name] = {
+                "new": "%s (new)" % new,
+                "upgraded": "%s (upgraded from %s)" % (new, old),
+                "downgraded": "%s (downgraded from %s)" % (new, old),
+                "reinstalled": "%s (reinstalled)" % new,
+                "configured": "%s (configured)" % new,
+            }.get(change, "(%s)" % change)
+    return out
+
+
+def probe_env() -> dict[str, str]:
+    """The checks' environment: a start as the user running the hook would get (root's,
+    under apt), without PYTHON* variables (as ``-E``), HOME that user's home (``sudo``
+    may have kept the caller's): the user site the probe sees is the one that user's
+    Python programs import."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["SITEWARDEN_DISABLE"] = "1"
+    try:
+        env["HOME"] = pwd.getpwuid(os.geteuid()).pw_dir
+    except KeyError:
+        pass  # no passwd entry: HOME as given
+    return env
+
+
 def run_checks(executables: list[str]) -> dict[str, dict]:
     """``check``'s report from each interpreter (started in parallel), by executable;
-    interpreters that fail or time out are left out."""
-    env = dict(os.environ, SITEWARDEN_DISABLE="1")
+    interpreters that fail or time out are left out.  Each starts with its site and the
+    user site of the user running the hook (``-E``, not ``-I``), in an empty directory
+    (``-c`` puts the working directory first on ``sys.path``)."""
+    env = probe_env()
     # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
     runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        cwd = tempfile.mkdtemp(prefix="sitewarden-hook-")
+    except OSError:
+        cwd = "/"  # no temp dir: the root directory, as before (no module there)
     procs = {}
-    for exe in executables:
-        try:
-            procs[exe] = subprocess.Popen(
-                [exe, "-I", "-c", probe.BOOTSTRAP, runtime, "check"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd="/", env=env)
-        except OSError:
-            continue
-    deadline = time.monotonic() + TIMEOUT
-    reports = {}
-    for exe, proc in procs.items():
-        try:
-            out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-            reports[exe] = json.loads(out)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-        except ValueError:
-            continue
+    try:
+        for exe in executables:
+            try:
+                procs[exe] = subprocess.Popen(
+                    [exe, "-E", "-c", probe.BOOTSTRAP, runtime, "check"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+            except OSError:
+                continue
+        deadline = time.monotonic() + TIMEOUT
+        reports = {}
+        for exe, proc in procs.items():
+            try:
+                out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+                reports[exe] = json.loads(out)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+            except ValueError:
+                continue
+    finally:
+        if cwd != "/":
+            shutil.rmtree(cwd, ignore_errors=True)
     return reports
 
 
@@ -137,10 +192,15 @@ def report_lines(exe: str, report: dict, changed: dict[str, str],
     return lines
 
 
-def main(list_files: list[str]) -> int:
-    """Print the report for the packages whose ``.list`` files are given; always 0."""
+def main(argv: list[str]) -> int:
+    """Print the report for the packages whose ``.list`` files are given (after
+    ``--changes FILE``: what apt said it does to them); always 0."""
     try:
-        changed = changed_paths(list_files)
+        changes = None
+        if argv[:1] == ["--changes"]:
+            changes = read_changes(argv[1])
+            argv = argv[2:]
+        changed = changed_paths(argv)
         if not changed:
             return 0
         executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))]
@@ -151,10 +211,20 @@ def main(list_files: list[str]) -> int:
             if exe in reports:
                 lines.extend(report_lines(exe, reports[exe], changed, involved))
         if lines:
-            print("sitewarden: local Python copies affect what this dpkg run installed (%s):"
-                  % ", ".join(sorted(involved)))
+            print(header(involved, changes))
             print("\n".join(lines))
             sys.stdout.flush()
     except Exception:
-        _swallowed("the report of this dpkg run")  # an apt hook never fails apt
+        failopen.swallowed("the apt hook's report")  # an apt hook never fails apt
     return 0
+
+
+def header(involved: set[str], changes: dict[str, str] | None) -> str:
+    """The report's first line: the packages involved, with what apt did to each when it
+    said (``changes``), else as dpkg's run left them."""
+    if changes is None:
+        return ("sitewarden: local Python copies affect what this dpkg run installed (%s):"
+                % ", ".join(sorted(involved)))
+    return "sitewarden: local Python copies affect what this apt run installed: %s" % (
+        ", ".join("%s %s" % (p, changes.get(p, "")) if changes.get(p) else p
+                  for p in sorted(involved)))
