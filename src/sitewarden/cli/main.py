@@ -329,13 +329,29 @@ def _plain_args(argv: Sequence[str]) -> _PlainArgs | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run one command; its exit status (see EXAMPLES).  A closed stdout (``sitewarden
+    status | head -1``) ends the run quietly with 141, as the Python documentation's
+    "Note on SIGPIPE" does it: the output still buffered goes to /dev/null, so the
+    interpreter's own flush at exit finds nothing to complain about."""
+    try:
+        try:
+            return _run(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: list[str]) -> int:
     args = _plain_args(argv) or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
         return COMMANDS[args.command](args, style)
     except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
