@@ -31,7 +31,7 @@ def test_root_interpreters_and_isolation(root_ns):
     assert proc.stdout.split() == ["/usr/lib", "0"], proc.stderr
     # The CLI of this checkout runs inside, on the root's own python3.
     proc = ns.run([*ns.cli, "status", "--python", ns.executable])
-    assert proc.returncode == 0 and ns.executable in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1 and ns.executable in proc.stdout, proc.stdout + proc.stderr
     tmp = ns.tmp
     ns.close()
     assert not tmp.exists() and not os.path.exists(str(ns.root) + probe)

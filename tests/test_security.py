@@ -174,7 +174,7 @@ def test_cli_never_runs_a_runtime_from_an_unsafe_cache(tmp_path, unsafe):
             assert canary.exists(), "control: a private cache is used, planted code and all"
         else:
             assert not canary.exists(), "code planted in an unsafe cache was run"
-            assert proc.returncode == 0, proc.stderr
+            assert proc.returncode == 1, proc.stderr  # probed: not guarded (no error, 2)
             json.loads(proc.stdout)
             assert list(private_tmp.iterdir()) == [], "the temporary runtime was left behind"
     record("security: probe cache only when private", "cli", tried, 0, cache=unsafe)

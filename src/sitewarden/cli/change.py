@@ -80,7 +80,8 @@ def install(args: argparse.Namespace, style: Style) -> int:
               "`sitewarden uninstall` returns to the package's copy."
               % (style.warn("note:"), packaged[0].version, packaged[0].site_dir,
                  target.executable, status.get("module_file") or "none loaded"))
-    return 0
+    # The exit-status rule (main.EXAMPLES): deployed but not loaded is not guarded.
+    return 0 if status.get("active") else 1
 
 
 def uninstall(args: argparse.Namespace, style: Style) -> int:

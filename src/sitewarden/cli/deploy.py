@@ -50,6 +50,7 @@ from .deployed import (
     Deployment,
     _staging_leftovers,
     read_deployment,
+    shell_quote,
     startup_dirs,
 )
 from .targets import Target
@@ -85,9 +86,67 @@ def default_site_dir(target: Target, user: bool) -> Path:
     return Path(target.purelib)
 
 
+def _under(path: str, root: str) -> bool:
+    """Is ``path`` ``root`` or inside it (both real paths)?"""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def distro_dirs(target: Target) -> list[str]:
+    """The target's site directories that belong to the distribution: those that are
+    neither its install scheme's (purelib, platlib) nor its user site (Debian's
+    ``/usr/lib/python3/dist-packages`` and ``/usr/lib/python3.X/dist-packages``, Fedora's
+    ``/usr/lib{,64}/python3.X/site-packages``), as ``check`` classes them ``distro``."""
+    own = {os.path.realpath(d) for d in (target.purelib, target.platlib, target.user_site) if d}
+    return [d for d in target.site_dirs or () if os.path.realpath(d) not in own]
+
+
+def refuse_distro_site_dir(target: Target, site_dir: Path) -> None:
+    """Refuse (DeployError, before anything is written) a site directory whose real path
+    is, or is inside, one of the distribution's site directories or the target's
+    standard library (but for the install scheme's own directories, which a pyenv or
+    python.org build keeps inside it): the distribution's package manager owns those."""
+    real = os.path.realpath(site_dir)
+    own = [os.path.realpath(d) for d in (target.purelib, target.platlib, target.user_site) if d]
+    if any(_under(real, d) for d in own):
+        return
+    distro = [d for d in distro_dirs(target) if _under(real, os.path.realpath(d))]
+    stdlib = target.facts.get("stdlib")
+    in_stdlib = bool(stdlib) and _under(real, os.path.realpath(stdlib))
+    if not distro and not in_stdlib:
+        return
+    where = []
+    if distro:
+        top = os.path.realpath(distro[0])
+        where.append("the distribution's site directory" if top == real
+                     else "inside the distribution's site directory %s" % distro[0])
+    if in_stdlib:
+        where.append("the standard library of %s" % target.executable
+                     if os.path.realpath(stdlib) == real
+                     else "inside the standard library of %s (%s)" % (target.executable, stdlib))
+    shown = str(site_dir) if real == str(site_dir) else "%s (%s)" % (site_dir, real)
+    scheme = "sitewarden install --python %s (into %s)" % (
+        shell_quote(target.executable), target.purelib)
+    if os.path.exists("/etc/debian_version"):
+        fix = ("To guard %s from there, install the Debian package: apt install sitewarden "
+               "(README, \"The Debian package\": it puts the guard in "
+               "/usr/lib/python3/dist-packages for every python3.X, and apt keeps it up to "
+               "date); or deploy into the install scheme's directory: %s"
+               % (target.executable, scheme))
+        owner = "dpkg's packages own it"
+    else:
+        fix = "Deploy into the install scheme's directory: %s" % scheme
+        owner = "the distribution's packages own it"
+    raise DeployError("%s is %s: %s, and sitewarden install never writes there. %s" % (
+        shown, " and ".join(where), owner, fix))
+
+
 def validate_site_dir(target: Target, site_dir: Path) -> None:
+    """``--site-dir`` must be a directory whose ``.pth`` files the target reads.  (A
+    distribution's one passes here, so that ``uninstall`` can remove what an older
+    sitewarden deployed there; :func:`install` refuses it.)"""
     real = os.path.realpath(site_dir)
     if real not in {os.path.realpath(d) for d in startup_dirs(target)}:
+        refuse_distro_site_dir(target, site_dir)  # the standard library: say whose it is
         raise DeployError(
             "%s is not a site directory of %s: its .pth files are never read. "
             "Site directories: %s" % (site_dir, target.executable, ", ".join(startup_dirs(target)))
@@ -369,6 +428,7 @@ def install(target: Target, site_dir: Path, hook: str | None = None) -> Deployme
             ".pth hook" % target.version_string)
     hook_texts = _hook_texts(hook)  # before anything is written: a broken CLI writes nothing
     site_dir = Path(os.path.abspath(site_dir))
+    refuse_distro_site_dir(target, site_dir)
     created_dirs: list[str] = []
     if not site_dir.exists():
         created_dirs = _make_dirs(site_dir)

@@ -150,12 +150,18 @@ def runtime_problem(site_dir: str | os.PathLike[str]) -> str | None:
 
 def uninstall_command(target: Target, site_dir: str | os.PathLike[str]) -> str:
     """The ``sitewarden uninstall`` command line that removes what is in ``site_dir``."""
+    return change_command("uninstall", target, site_dir)
+
+
+def change_command(command: str, target: Target, site_dir: str | os.PathLike[str]) -> str:
+    """The ``sitewarden install``/``uninstall`` command line for ``site_dir`` of ``target``
+    (``--user``, ``--site-dir DIR`` or neither, for the default scheme's directory)."""
     where = ""
     if os.path.realpath(site_dir) == os.path.realpath(target.user_site or "/nonexistent"):
         where = " --user"
     elif os.path.realpath(site_dir) != os.path.realpath(target.purelib):
         where = " --site-dir %s" % shell_quote(str(site_dir))
-    return "sitewarden uninstall --python %s%s" % (shell_quote(target.executable), where)
+    return "sitewarden %s --python %s%s" % (command, shell_quote(target.executable), where)
 
 
 def find_orphans(target: Target) -> list[dict[str, Any]]:

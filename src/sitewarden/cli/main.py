@@ -29,8 +29,22 @@ environment:
   SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
   PYTHONWARNINGS=ignore:::sitewarden  silence them with Python's filter (-W ignore:::sitewarden)
 
-exit status: 0 success / clean, 1 findings (check), 2 error
+exit status (one rule for every command; with --all, the highest over the interpreters):
+  0    done; every target guarded and clean (status: the guard loads at startup where
+       the PEP 668 marker applies, no orphaned hook or incomplete deployment; check: no
+       finding above "info"; install: a fresh start loads the guard; uninstall: removed)
+  1    done, but something needs attention: a target not guarded or damaged (status), a
+       finding above "info" (check; status counts the same guard findings), a guard
+       deployed that a fresh start does not load (install)
+  2    usage or operational error, one line on stderr: bad options, a target that
+       cannot be probed, an install refused, nothing to uninstall
+  130  interrupted (Ctrl-C)
+  141  stdout closed early (`sitewarden check | head -1`): the output stops quietly,
+       as a closed pipe ends a command (128 + SIGPIPE)
 """
+
+#: Exit statuses (see EXAMPLES): the rule, and what ends a run early.
+EXIT_OK, EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
 def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
@@ -90,6 +104,67 @@ def build_parser() -> argparse.ArgumentParser:
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
+
+
+def exit_status(findings: list[dict[str, Any]]) -> int:
+    """The rule for a target's findings: 1 when any is above ``info``, else 0."""
+    return EXIT_ATTENTION if any(f["severity"] != "info" for f in findings) else EXIT_OK
+
+
+def guard_findings(status: dict[str, Any], applies: bool,
+                   target: targets.Target | None = None) -> list[dict[str, Any]]:
+    """``check``'s findings about the guard itself, from :func:`status_data` (``applies``:
+    the PEP 668 marker applies to the target; ``target``: to name the exact repair
+    command); ``status`` exits by the same ones."""
+    from ..detect.records import finding  # the findings' one JSON form (a small module)
+
+    out = []
+    orphaned = {o["site_dir"] for o in status["orphans"]}
+    for dep in status["deployments"]:
+        missing = dep.get("missing")
+        # A hook without its runtime is an orphaned hook (below); staging leftovers
+        # alone (a killed first install) load nothing and refuse nothing.
+        if not missing or dep["site_dir"] in orphaned:
+            continue
+        if dep.get("installer") == deployed.DPKG:
+            fix = "apt install --reinstall sitewarden"
+        elif target is not None:
+            fix = deployed.change_command("install", target, dep["site_dir"])
+        else:
+            fix = "sitewarden install --python %s" % deployed.shell_quote(status["python"])
+        out.append(finding(
+            "incomplete-deployment", "medium",
+            "the sitewarden deployment in %s is incomplete (missing %s): installs are "
+            "refused until `%s` repairs it" % (dep["site_dir"], ", ".join(missing), fix),
+            site_dir=dep["site_dir"], missing=missing, command=fix))
+    for orphan in status["orphans"]:
+        loud = orphan["kind"] == "start" and orphan["effect"].startswith("every start")
+        out.append(finding(
+            "orphaned-hook", "high" if loud else "low",
+            "orphaned sitewarden hook %s: %s; %s.\nRemove it: %s\n(or: %s)" % (
+                orphan["hook"], orphan["problem"], orphan["effect"], orphan["remove"],
+                orphan["uninstall"]),
+            hook=orphan["hook"], command=orphan["remove"]))
+    if status["disabled_by"]:
+        out.append(finding(
+            "guard-disabled-here", "info",
+            "SITEWARDEN_DISABLE=%s in this environment: the guard is off in every process "
+            "started from it" % status["disabled_value"]))
+    if not status["active"]:
+        out.append(finding(
+            "guard-not-active", "low" if applies else "info",
+            "the sitewarden guard is not loaded at startup of %s%s" % (
+                status["python"],
+                ": installers older than pip 23 are not stopped, shadowing goes unreported"
+                if applies else "")))
+    return out
+
+
+def status_exit(data: dict[str, Any]) -> int:
+    """``status``'s exit status for one target: ``check``'s rule on the guard's findings."""
+    if "error" in data:
+        return EXIT_ERROR
+    return exit_status(guard_findings(data, bool(data["marker"].get("applies"))))
 
 
 def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -166,11 +241,11 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
             print(dumps({"interpreters": items}))
         else:
             print(render_status_all(items, style))
-        return 2 if any("error" in i for i in items) else 0
+        return max(status_exit(i) for i in items)
     target = targets.probe_target(args.python)
     data = status_data(target)
     _print_one(args, style, data, render_status)
-    return 0
+    return status_exit(data)
 
 
 def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], render: Any) -> None:
@@ -187,41 +262,17 @@ def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], ren
 
 
 def check_data(python: str | None) -> dict[str, Any]:
-    from ..detect.records import finding  # check only: status does not load detect/
-
     target, report, startup = targets.check_target(python)
     status = status_data(target, startup)
     report["guard"] = {k: status[k] for k in
                        ("deployments", "orphans", "active", "active_module", "active_version",
                         "disabled_by", "disabled_value")}
-    for orphan in status["orphans"]:
-        loud = orphan["kind"] == "start" and orphan["effect"].startswith("every start")
-        report["findings"].append(finding(
-            "orphaned-hook", "high" if loud else "low",
-            "orphaned sitewarden hook %s: %s; %s.\nRemove it: %s\n(or: %s)" % (
-                orphan["hook"], orphan["problem"], orphan["effect"], orphan["remove"],
-                orphan["uninstall"]),
-            hook=orphan["hook"], command=orphan["remove"]))
-    if status["disabled_by"]:
-        report["findings"].append(finding(
-            "guard-disabled-here", "info",
-            "SITEWARDEN_DISABLE=%s in this environment: the guard is off in every process "
-            "started from it" % status["disabled_value"]))
-    if not status["active"]:
-        applies = report["marker"]["applies"]
-        report["findings"].append(finding(
-            "guard-not-active", "low" if applies else "info",
-            "the sitewarden guard is not loaded at startup of %s%s" % (
-                target.executable,
-                ": installers older than pip 23 are not stopped, shadowing goes unreported"
-                if applies else "")))
+    report["findings"].extend(guard_findings(status, bool(report["marker"]["applies"]), target))
     return report
 
 
 def _check_status(report: dict[str, Any]) -> int:
-    if "error" in report:
-        return 2
-    return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
+    return EXIT_ERROR if "error" in report else exit_status(report["findings"])
 
 
 def cmd_check(args: argparse.Namespace, style: Style) -> int:
@@ -237,7 +288,7 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
         return max(_check_status(r) for r in items)
     report = check_data(args.python)
     _print_one(args, style, report, render_check)
-    return 1 if any(f["severity"] != "info" for f in report["findings"]) else 0
+    return _check_status(report)
 
 
 def cmd_change(args: argparse.Namespace, style: Style) -> int:
@@ -278,13 +329,29 @@ def _plain_args(argv: Sequence[str]) -> _PlainArgs | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run one command; its exit status (see EXAMPLES).  A closed stdout (``sitewarden
+    status | head -1``) ends the run quietly with 141, as the Python documentation's
+    "Note on SIGPIPE" does it: the output still buffered goes to /dev/null, so the
+    interpreter's own flush at exit finds nothing to complain about."""
+    try:
+        try:
+            return _run(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: list[str]) -> int:
     args = _plain_args(argv) or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
         return COMMANDS[args.command](args, style)
     except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED

@@ -45,6 +45,22 @@ class Style:
         return {"high": self.bad, "medium": self.warn, "low": self.warn}.get(sev, self.dim)(label)
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 finding``, ``2 findings`` (``words``: an irregular plural)."""
+    return "%d %s" % (n, word if n == 1 else words or word + "s")
+
+
+def heading(title: str, n: int, style: Style) -> str:
+    """A counted section heading, ``Title (N)``: N entries follow, each a line indented
+    by two spaces (its details deeper), or one ``none`` line when N is 0."""
+    return style.bold("%s (%d)" % (title, n))
+
+
+#: How the imported copy's version compares with the shadowed one's (``comparison``).
+COMPARISON_TEXT = {"newer": "imported copy is newer", "older": "imported copy is older",
+                   "cannot compare": "versions cannot be compared"}
+
+
 def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in text.splitlines())
 
@@ -130,8 +146,7 @@ def render_status(data: dict[str, Any], style: Style) -> str:
 
 def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
     """``status --all``: one block per interpreter, its guard state first."""
-    lines = [style.bold("sitewarden status: %d python3 interpreter%s"
-                        % (len(items), "" if len(items) == 1 else "s"))]
+    lines = [style.bold("sitewarden status: %s" % plural(len(items), "python3 interpreter"))]
     for data in items:
         names = ", ".join(data.get("aliases") or [])
         lines.append("")
@@ -208,16 +223,19 @@ def _copy_line(label: str, copy: dict[str, Any]) -> str:
 
 
 def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
-    """Each shadowed module with both copies, and the requirements it breaks."""
+    """Each shadowed module with both copies, and the requirements it breaks; then the
+    metadata seen first whose modules are missing, under a heading of its own."""
     modules = data.get("modules", [])
     hidden_namespaces = data.get("hidden_namespaces", [])
-    lines = [style.bold("Shadowed modules (%d)" % (len(modules) + len(hidden_namespaces)))]
+    lines = [heading("Shadowed modules", len(modules) + len(hidden_namespaces), style)]
     if not modules and not hidden_namespaces:
         lines.append("  " + style.good("none"))
     for case in modules:
+        comparison = case.get("comparison")
+        note = "" if comparison in (None, "same") else " (%s)" % COMPARISON_TEXT.get(
+            comparison, "versions: %s" % comparison)
         lines.append("  %s %s%s" % (style.severity(case["severity"]), case["module"],
-                                   "" if case.get("comparison") in (None, "same")
-                                   else style.dim(" (imported copy is %s)" % case["comparison"])))
+                                   style.dim(note) if note else ""))
         lines.append(_copy_line("imported:", case["winner"]))
         for copy in case["shadowed"]:
             lines.append(_copy_line("shadowed:", copy))
@@ -225,9 +243,9 @@ def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
             status = req["status"]
             mark = style.bad(status) if status in ("violated", "other distribution") \
                 else style.warn(status) if status == "cannot compare" else style.good(status)
-            lines.append("    %s %s %s requires '%s': %s" % (
-                "required:", req["consumer"], req.get("consumer_version") or "",
-                req["requirement"], mark))
+            consumer = " ".join(p for p in (req["consumer"], req.get("consumer_version")) if p)
+            lines.append("    required: %s requires '%s': %s" % (
+                consumer, req["requirement"], mark))
     for hidden in hidden_namespaces:
         lines.append("  %s %s: the regular package %s hides the distro's namespace package" % (
             style.severity("medium"), hidden["module"], hidden["winner"]["path"]))
@@ -235,10 +253,19 @@ def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
         for h in hidden["hidden"]:
             lines.append("    hidden:   %s  [namespace portion, %s]" % (h["path"], h["class"]))
     stale = [d for d in data.get("distributions", []) if not d.get("modules_present")]
+    if stale:
+        lines.append("")
+        lines.append(heading("Metadata without modules", len(stale), style))
     for dist in stale:
         lines.append("  %s %s: metadata %s without its modules" % (
             style.severity("low"), dist["name"], dist["visible"]["metadata"]))
     return lines
+
+
+def _finding_lines(f: dict[str, Any], style: Style) -> list[str]:
+    text = f["message"].splitlines() or [""]
+    return (["  %s %s" % (style.severity(f["severity"]), text[0])]
+            + ["         " + t for t in text[1:]])
 
 
 def render_check(report: dict[str, Any], style: Style) -> str:
@@ -251,8 +278,9 @@ def render_check(report: dict[str, Any], style: Style) -> str:
     lines.append("")
     lines.append(style.bold("Guard"))
     deps = guard.get("deployments") or []
-    lines.append("  deployed: %s" % (", ".join(d["site_dir"] for d in deps) if deps
-                                    else style.warn("nowhere")))
+    lines.append("  deployed: %s" % (", ".join(
+        d["site_dir"] + ("" if d.get("complete", True) else style.warn(" (incomplete)"))
+        for d in deps) if deps else style.warn("nowhere")))
     lines.extend(render_orphans(guard.get("orphans") or [], style))
     lines.append(_active_line(guard, style))
     if report.get("layout"):
@@ -262,13 +290,18 @@ def render_check(report: dict[str, Any], style: Style) -> str:
         lines.append("")
         lines.extend(render_shadowing(report["shadowing"], style))
     findings = sorted(report["findings"], key=lambda f: SEVERITY_ORDER.get(f["severity"], 9))
-    lines.append("")
+    # Counted apart: what needs attention (the exit status), and what is only said.
     real = [f for f in findings if f["severity"] != "info"]
-    lines.append(style.bold("Findings (%d)" % len(real)))
-    for f in findings:
-        text = f["message"].splitlines() or [""]
-        lines.append("  %s %s" % (style.severity(f["severity"]), text[0]))
-        lines.extend("         " + t for t in text[1:])
+    info = [f for f in findings if f["severity"] == "info"]
+    if info:
+        lines.append("")
+        lines.append(heading("Information", len(info), style))
+        for f in info:
+            lines.extend(_finding_lines(f, style))
+    lines.append("")
+    lines.append(heading("Findings", len(real), style))
+    for f in real:
+        lines.extend(_finding_lines(f, style))
     if not real:
-        lines.append("  " + style.good("clean"))
+        lines.append("  " + style.good("none: clean"))
     return "\n".join(lines)
