@@ -165,12 +165,19 @@ def activate():
             return None
         # os.environ's own dict (bytes on POSIX), read without a call into os.environ's
         # Python methods; os is no global here: a finder holding os costs every exit.
+        # SITEWARDEN_DISABLE turns the guard off with a true word only, in any case
+        # (settings.TRUE_VALUES); any other value keeps it on: an unknown value must not
+        # lift a block.  Unset, it costs what the first test costs, as it always did.
         env = getattr(sys.modules.get("posix"), "environ", None)
         if type(env) is dict:
-            if env.get(b"SITEWARDEN_DISABLE", b"0") not in (b"", b"0"):
+            if env.get(b"SITEWARDEN_DISABLE", b"0") not in (b"", b"0") and env[
+                    b"SITEWARDEN_DISABLE"].lower() in (b"1", b"y", b"yes", b"t", b"true", b"on"):
                 return None
-        elif __import__("os").environ.get("SITEWARDEN_DISABLE", "0") not in ("", "0"):
-            return None
+        else:  # not POSIX: os.environ holds str
+            os = __import__("os")
+            if os.fsencode(os.environ.get("SITEWARDEN_DISABLE", "")).lower() in (
+                    b"1", b"y", b"yes", b"t", b"true", b"on"):
+                return None
         for finder in sys.meta_path:  # a guard is a module (importlib's finders: classes)
             if isinstance(finder, module) and finder.__dict__.get("_sitewarden_finder") is True:
                 return finder

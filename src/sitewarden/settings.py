@@ -1,17 +1,43 @@
-"""Environment switches, parsed without importing anything.
+"""The guard's settings: the environment switches and the silence files, parsed here only.
 
-Every value is tolerated: an unknown or garbled value is ignored, never an
-error.  (``SITEWARDEN_DISABLE`` is read by the ``.pth`` line and by
-``sitewarden.activate`` themselves, before this module could be imported.)
+One parser for the runtime (``_watch``, ``detect.emit``, ``guard.refusal``) and the
+CLI (``status`` and ``check`` say what each value they find means, and whether they
+understood it).  Nothing here raises on a garbled value: an unknown word is kept
+aside (``unknown``) for the CLI to report, and never lifts a block:
+
+- ``SITEWARDEN_DISABLE``: a true word (:data:`TRUE_VALUES`, any case) turns the guard
+  off; any other value (``0``, ``false``, ``maybe``...) keeps it on
+  (:func:`disables`).  ``sitewarden.activate`` tests the same words itself (as bytes),
+  before this module could be imported;
+- ``SITEWARDEN_SILENCE``: :func:`parse_silence`;
+- ``SITEWARDEN_DEBUG``: read by ``failopen``; :func:`debug_words` says which values
+  are understood.
+
+The silence files (:func:`silence_files`) say which shadows are acknowledged in
+every process, whatever its environment (cron jobs, systemd units): read only once
+a warning is due (``detect.emit``) or by ``check``, never at startup.
 """
 
 import os
 
 #: What pip's strtobool takes as true (pip 23 semantics for PIP_BREAK_SYSTEM_PACKAGES).
 TRUE_VALUES = ("1", "y", "yes", "t", "true", "on")
+#: ... and as false (the empty value too).
+FALSE_VALUES = ("", "0", "n", "no", "f", "false", "off")
 
 #: Warning kinds SITEWARDEN_SILENCE can name.
 WARNING_KINDS = ("shadow", "path")
+#: The words that silence no kind.
+NONE_WORDS = ("none",) + FALSE_VALUES
+#: The words that are not module names after ``shadow:NAME`` (write ``shadow:path``).
+_KEYWORDS = ("all",) + WARNING_KINDS + TRUE_VALUES + NONE_WORDS
+
+#: The machine's silence file (every guarded interpreter reads it).
+SYSTEM_FILE = "/etc/sitewarden/silence"
+#: The deployment's silence file, in the site directory beside the ``sitewarden`` package.
+SITE_FILE = "sitewarden.silence"
+
+_MAX_FILE = 65536  # a silence file is a few lines: read no more than this
 
 
 def is_true(value):
@@ -22,30 +48,175 @@ def is_true(value):
         return False
 
 
-def silenced_kinds(environ=None):
-    """The warning kinds that ``SITEWARDEN_SILENCE`` turns off, as a frozenset.
+def disables(value):
+    """Does this value of ``SITEWARDEN_DISABLE`` turn the guard off?  A true word in any
+    case, as ``sitewarden.activate`` reads it (bytes there: ASCII case only)."""
+    return value.isascii() and value.lower() in TRUE_VALUES
 
-    A comma (or space) separated list of ``shadow``, ``path``; ``all`` or a
-    true value (``1``, ``yes``...) silences every kind.  Unknown words are ignored.
+
+def _is_name(text):
+    """A dotted module name (``yaml``, ``lazr.uri``)."""
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
+
+
+def parse_silence(raw, names_only=False):
+    """``(kinds, names, unknown)`` of a ``SITEWARDEN_SILENCE`` value (or, ``names_only``,
+    of a silence file's text).
+
+    Words are separated by commas, semicolons or white space.  ``shadow`` and ``path``
+    silence that kind of warning; ``all`` or a true word (``1``, ``yes``...) every kind;
+    ``none`` or a false word (``0``, ``no``...) nothing.  ``shadow:NAME`` acknowledges
+    the shadow of module ``NAME`` (and of its submodules), and the bare names that follow
+    it (``shadow:yaml,six``) too.  ``kinds``: a frozenset; ``names``: a tuple in their
+    order; ``unknown``: the words not understood, ignored (a tuple).  A silence file
+    (``names_only``) acknowledges shadows by name only: any other word is unknown there.
     """
+    kinds = set()
+    names = []
+    unknown = []
+    listing = False  # after shadow:NAME, a bare name continues the list
+    text = str(raw)
+    for sep in ",;":
+        text = text.replace(sep, " ")
+    for word in text.split():
+        low = word.lower()
+        if low.startswith("shadow:") and _is_name(word[7:]):
+            names.append(word[7:])
+            listing = True
+            continue
+        if names_only:
+            if listing and _is_name(word) and low not in _KEYWORDS:
+                names.append(word)
+            else:
+                unknown.append(word)
+                listing = False
+            continue
+        if low == "all" or low in TRUE_VALUES:
+            kinds.update(WARNING_KINDS)
+            listing = False
+        elif low in WARNING_KINDS:
+            kinds.add(low)
+            listing = False
+        elif low in NONE_WORDS:
+            listing = False
+        elif listing and _is_name(word):
+            names.append(word)
+        else:
+            unknown.append(word)
+            listing = False
+    return frozenset(kinds), tuple(names), tuple(unknown)
+
+
+def silenced_kinds(environ=None):
+    """The warning kinds that ``SITEWARDEN_SILENCE`` turns off, as a frozenset."""
     environ = os.environ if environ is None else environ
     try:
-        raw = str(environ.get("SITEWARDEN_SILENCE", ""))
+        return parse_silence(environ.get("SITEWARDEN_SILENCE", ""))[0]
     except (TypeError, ValueError, UnicodeError):  # a value str() cannot render
         return frozenset()
-    kinds = set()
-    for word in raw.replace(",", " ").split():
-        word = word.strip().lower()
-        if word == "all" or word in TRUE_VALUES:
-            return frozenset(WARNING_KINDS)
-        if word in WARNING_KINDS:
-            kinds.add(word)
-    return frozenset(kinds)
 
 
-def silenced(kind, environ=None):
-    """Is the warning kind (``shadow`` or ``path``) silenced?  Never affects blocks."""
-    return kind in silenced_kinds(environ)
+def matches(name, names):
+    """Is module ``name`` (``lazr.uri``) one of ``names`` or inside one of them?"""
+    return any(name == n or name.startswith(n + ".") for n in names)
+
+
+# ---------------------------------------------------------------- silence files
+
+
+def own_site_dir():
+    """The site directory of this copy of sitewarden (the deployment's)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def silence_files(site_dirs=None):
+    """The silence files that apply, in the order they are read: the machine's
+    (:data:`SYSTEM_FILE`), then each deployment's (:data:`SITE_FILE` in ``site_dirs``;
+    default: this copy's site directory)."""
+    dirs = [own_site_dir()] if site_dirs is None else site_dirs
+    return [SYSTEM_FILE] + [os.path.join(d, SITE_FILE) for d in dirs]
+
+
+def _read(path):
+    """The silence file's text without its comments (``#`` to the end of a line), or
+    ``None`` when there is no such file; OSError when it exists but cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO never blocks
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        if not (os.fstat(fd).st_mode & 0o170000) == 0o100000:  # S_ISREG, without stat
+            raise OSError(21, "not a regular file")
+        data = os.read(fd, _MAX_FILE)
+    finally:
+        os.close(fd)
+    text = data.decode("utf-8", "replace")
+    return "\n".join(line.partition("#")[0] for line in text.splitlines())
+
+
+def read_silence_file(path):
+    """``(text, problem)``: :func:`_read`'s text, and why an existing file cannot be
+    read (``None`` when it can, or when there is no such file)."""
+    try:
+        return _read(path), None
+    except OSError as exc:
+        return None, "%s: %s" % (type(exc).__name__, exc.strerror or exc)
+
+
+_file_names = []  # [(name, file)] of the silence files, read once per process
+
+
+def _acknowledged_in_files():
+    """``[(name, file)]``: the shadows the silence files acknowledge (read once)."""
+    if not _file_names:
+        found = []
+        for path in silence_files():
+            try:
+                text = _read(path)
+            except OSError:
+                from . import failopen  # only for an unreadable silence file
+
+                failopen.swallowed("the shadows acknowledged in %s (the warning is shown)"
+                                   % path)
+                continue
+            if text:
+                found.extend((name, path) for name in parse_silence(text, True)[1])
+        _file_names.append(found)
+    return _file_names[0]
+
+
+def silenced(kind, key=None, environ=None):
+    """Is this warning (``kind`` ``shadow`` or ``path``; ``key`` its module name for a
+    shadow) silenced, by ``SITEWARDEN_SILENCE`` or by a silence file?  Called when a
+    warning is due; never affects blocks."""
+    environ = os.environ if environ is None else environ
+    kinds, names, _unknown = parse_silence(environ.get("SITEWARDEN_SILENCE", ""))
+    if kind in kinds:
+        return True
+    if kind != "shadow" or not isinstance(key, str):
+        return False
+    if matches(key, names):
+        return True
+    return matches(key, [name for name, _path in _acknowledged_in_files()])
+
+
+def acknowledgements(site_dirs, environ=None):
+    """``[(name, source)]``: the shadows acknowledged by name, for ``check``: those of
+    ``SITEWARDEN_SILENCE`` (source ``"SITEWARDEN_SILENCE"``), then those of the silence
+    files of the deployments in ``site_dirs`` (source: the file's path)."""
+    environ = os.environ if environ is None else environ
+    out = [(name, "SITEWARDEN_SILENCE")
+           for name in parse_silence(environ.get("SITEWARDEN_SILENCE", ""))[1]]
+    for path in silence_files(site_dirs):
+        text, _problem = read_silence_file(path)
+        if text:
+            out.extend((name, path) for name in parse_silence(text, True)[1])
+    return out
+
+
+def debug_words():
+    """The values of ``SITEWARDEN_DEBUG`` that ``failopen`` understands (lower case)."""
+    return TRUE_VALUES + FALSE_VALUES + ("raise",)
 
 
 def break_system_packages_env(environ=None):

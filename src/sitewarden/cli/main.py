@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import __version__
-from . import deployed, targets
+from .. import __version__, settings
+from . import deployed, environment, targets
 from .errors import UsageError
 from .jsontext import dumps
 from .render import Style, render_check, render_status, render_status_all
@@ -25,8 +25,11 @@ examples:
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
-  SITEWARDEN_DISABLE=1                the guard does nothing in that process (escape hatch)
+  SITEWARDEN_DISABLE=1                the guard does nothing in that process (escape hatch;
+                                      1, yes, true, on; any other value leaves it on)
   SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
+  SITEWARDEN_SILENCE=shadow:yaml,six  acknowledge those shadows (check lists them as such)
+  /etc/sitewarden/silence             shadow:NAME lines: acknowledged in every process
   PYTHONWARNINGS=ignore:::sitewarden  silence them with Python's filter (-W ignore:::sitewarden)
 
 exit status (one rule for every command; with --all, the highest over the interpreters):
@@ -186,6 +189,9 @@ def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -
         # Set in the caller's environment, it turns the guard off in what it starts.
         "disabled_by": "SITEWARDEN_DISABLE" if _disabled_here() else None,
         "disabled_value": _disabled_here(),
+        # Every SITEWARDEN_* variable set here and every silence file: what each means.
+        "environment": environment.variables(),
+        "silence_files": environment.silence_files([d["site_dir"] for d in deployments]),
     }
 
 
@@ -214,8 +220,8 @@ def _each(args: argparse.Namespace, collect: Any) -> list[dict[str, Any]]:
 
 def _disabled_here() -> str | None:
     """``SITEWARDEN_DISABLE``'s value when it disables the guard (as ``activate()`` reads it)."""
-    value = os.environ.get("SITEWARDEN_DISABLE", "0")
-    return None if value in ("", "0") else value
+    value = os.environ.get("SITEWARDEN_DISABLE", "")
+    return value if settings.disables(value) else None
 
 
 def _default_target_note(args: argparse.Namespace) -> str | None:
@@ -267,6 +273,8 @@ def check_data(python: str | None) -> dict[str, Any]:
     report["guard"] = {k: status[k] for k in
                        ("deployments", "orphans", "active", "active_module", "active_version",
                         "disabled_by", "disabled_value")}
+    report["environment"] = status["environment"]
+    report["silence_files"] = status["silence_files"]
     report["findings"].extend(guard_findings(status, bool(report["marker"]["applies"]), target))
     return report
 

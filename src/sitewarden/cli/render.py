@@ -120,6 +120,22 @@ def _active_line(data: dict[str, Any], style: Style) -> str:
     return line
 
 
+def render_environment(data: dict[str, Any], style: Style) -> list[str]:
+    """The ``SITEWARDEN_*`` variables set and the silence files (``cli.environment``):
+    each with what it means; nothing when there are none."""
+    items = [("%s=%s" % (v["name"], v["value"]), v) for v in data.get("environment") or []]
+    items += [(f["path"], f) for f in data.get("silence_files") or []]
+    if not items:
+        return []
+    lines = ["  " + style.bold("settings:")]
+    for label, item in items:
+        meaning = item["meaning"]
+        if not item["understood"] and meaning.startswith("not understood:"):
+            meaning = style.warn("not understood:") + meaning[len("not understood:"):]
+        lines.append("    %s: %s" % (label, meaning))
+    return lines
+
+
 def render_status(data: dict[str, Any], style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data["python"], data["python_version"]))]
@@ -137,6 +153,7 @@ def render_status(data: dict[str, Any], style: Style) -> str:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     lines.extend(render_orphans(data.get("orphans") or [], style))
     lines.append(_active_line(data, style))
+    lines.extend(render_environment(data, style))
     if data.get("startup_stderr"):
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
         lines.append(_indent(data["startup_stderr"].rstrip()))
@@ -283,6 +300,7 @@ def render_check(report: dict[str, Any], style: Style) -> str:
         for d in deps) if deps else style.warn("nowhere")))
     lines.extend(render_orphans(guard.get("orphans") or [], style))
     lines.append(_active_line(guard, style))
+    lines.extend(render_environment(report, style))
     if report.get("layout"):
         lines.append("")
         lines.extend(render_layout(report["layout"], style))

@@ -77,7 +77,9 @@ def stacklevel():
 
 def emit(kind, key, message, category_name, where=None):
     """Warn ``message`` (category ``sitewarden.<category_name>``) once per ``key``,
-    unless ``SITEWARDEN_SILENCE`` silences ``kind``.  Returns True if it warned.
+    unless ``SITEWARDEN_SILENCE`` silences ``kind``, or ``key`` (a shadow's module
+    name) is acknowledged there or in a silence file (``settings``: read now, once per
+    process, never at startup).  Returns True if it warned.
 
     The warning points at ``where`` (``(filename, lineno)``: the ``.pth`` line that
     imported a module at startup), else at the line that imported the module.  Its
@@ -86,7 +88,7 @@ def emit(kind, key, message, category_name, where=None):
     not importable yet)."""
     from .. import settings  # not at module level: a name that shadows nothing never warns
 
-    if settings.silenced(kind) or not claim((kind, key)):
+    if settings.silenced(kind, key) or not claim((kind, key)):
         return False
     import warnings  # only once a warning is due (not when silenced)
 

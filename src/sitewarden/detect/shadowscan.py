@@ -8,7 +8,7 @@ never at an import: the runtime warns through ``shadowing`` and ``cases``.
 
 import os
 
-from .. import pathfacts
+from .. import pathfacts, settings
 from . import distinfo, layout
 from .cases import describe_copy, make_case, violated
 from .records import Finding, HiddenNamespace
@@ -245,7 +245,56 @@ def collect():
         "distributions": distributions,
         "violations": violations,
     }
+    _acknowledge(data, findings, entries)
     return "shadowing", data, findings
+
+
+def _deployment_dirs(entries):
+    """The ``sys.path`` directories that hold a deployed guard (its manifest): their
+    silence files apply, as the runtime's own does."""
+    out = []
+    for e in entries:
+        if isinstance(e.path, str) and e.duplicate_of is None:
+            path = pathfacts.absolute(e.path)
+            if os.path.isfile(os.path.join(path, "sitewarden", "_deployment.json")) and \
+                    path not in out:
+                out.append(path)
+    return out
+
+
+def _acknowledge(data, findings, entries):
+    """Mark the shadows acknowledged by name (``SITEWARDEN_SILENCE=shadow:NAME``, the
+    silence files): no warning is shown for them, so they are listed as acknowledged,
+    severity ``info`` (what it would be otherwise: ``unacknowledged_severity``), and
+    are no problem for the exit status.  The requirements they break stay findings."""
+    acks = settings.acknowledgements(_deployment_dirs(entries))
+    if not acks:
+        return
+
+    def source(module):
+        for name, where in acks:
+            if settings.matches(module, (name,)):
+                return name, where
+        return None
+
+    for item in data["modules"] + data["hidden_namespaces"]:
+        found = source(item["module"])
+        if found is not None:
+            item["acknowledged"] = True
+            item["acknowledged_by"] = found[1]
+            if "severity" in item:
+                item["unacknowledged_severity"] = item["severity"]
+                item["severity"] = "info"
+    for f in findings:
+        if f.kind not in ("shadowed-module", "hidden-namespace"):
+            continue
+        found = source(f.details.get("module") or "")
+        if found is None:
+            continue
+        f.details.update(acknowledged=True, acknowledged_by=found[1],
+                         unacknowledged_severity=f.severity)
+        f.severity = "info"
+        f.message += "; acknowledged (shadow:%s in %s): no warning is shown" % found
 
 
 def _module_finding(case, venv, effective):

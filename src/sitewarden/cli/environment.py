@@ -1,0 +1,125 @@
+"""What ``status`` and ``check`` say of the guard's settings: every ``SITEWARDEN_*``
+variable set in this environment and every silence file that exists, what each value
+means and whether it was understood.  The parsing is ``settings``' (the runtime's own);
+this module only words it.  Imports ``os`` and sitewarden's ``settings`` and
+``failopen`` (two small modules): ``check``'s path imports nothing heavier.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import failopen, settings
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+#: The variables sitewarden reads (``_SITEWARDEN_OVERRIDE`` is its own, set for children).
+KNOWN = ("SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "SITEWARDEN_DEBUG")
+
+DISABLE_ACCEPTED = ("accepted: 1, yes, true, on, y, t (any case) turn the guard off; "
+                    "0, no, false, off, n, f or empty leave it on")
+SILENCE_ACCEPTED = ("accepted: shadow, path, all (or 1, yes, true, on), none (or 0, no, "
+                    "false, off), shadow:NAME[,NAME...], separated by commas, semicolons "
+                    "or spaces")
+DEBUG_ACCEPTED = "accepted: 1, yes, true, on, y, t; raise; 0, no, false, off, n, f or empty"
+FILE_ACCEPTED = "accepted: shadow:NAME[,NAME...], one or more a line, # comments"
+
+
+def _item(name: str, value: str, meaning: str, understood: bool) -> dict[str, Any]:
+    return {"name": name, "value": value, "meaning": meaning, "understood": understood}
+
+
+def _quoted(words: tuple[str, ...] | list[str]) -> str:
+    return ", ".join("'%s'" % w for w in words)
+
+
+def describe_disable(value: str) -> dict[str, Any]:
+    name = "SITEWARDEN_DISABLE"
+    if settings.disables(value):
+        return _item(name, value, "the guard is off in every process started from this "
+                     "environment: no warnings, no blocks", True)
+    if value.strip().lower() in settings.FALSE_VALUES:
+        return _item(name, value, "a false value: the guard stays on", True)
+    return _item(name, value, "not understood: the guard stays on (SITEWARDEN_DISABLE=1 "
+                 "turns it off; %s)" % DISABLE_ACCEPTED, False)
+
+
+def describe_silence(value: str) -> dict[str, Any]:
+    kinds, names, unknown = settings.parse_silence(value)
+    parts = []
+    if set(kinds) == set(settings.WARNING_KINDS):
+        parts.append("no shadow or sys.path warning is shown")
+    elif kinds:
+        parts.append("no %s warning is shown" % ("sys.path" if "path" in kinds else "shadow"))
+    if names and "shadow" not in kinds:
+        parts.append("no shadow warning about %s (acknowledged: check lists %s as such)"
+                     % (", ".join(names), "it" if len(names) == 1 else "them"))
+    meaning = "; ".join(parts) + "; silencing never lifts a block" if parts \
+        else "nothing is silenced"
+    if unknown:
+        meaning = "not understood: %s ignored; %s (%s)" % (_quoted(unknown), meaning,
+                                                         SILENCE_ACCEPTED)
+    return _item("SITEWARDEN_SILENCE", value, meaning, not unknown)
+
+
+def describe_debug(value: str) -> dict[str, Any]:
+    how = failopen.mode({failopen.ENV: value})
+    meaning = {
+        None: "off: a failure the guard swallows (it fails open) is not told",
+        "print": "a failure the guard swallows is told on stderr, once per place",
+        failopen.STRICT: "a failure the guard would swallow is raised (strict mode)",
+    }[how]
+    understood = value.strip().lower() in settings.debug_words()
+    if not understood:
+        meaning = "not understood: taken as 1: %s (%s)" % (meaning, DEBUG_ACCEPTED)
+    return _item(failopen.ENV, value, meaning, understood)
+
+
+DESCRIBE = {"SITEWARDEN_DISABLE": describe_disable, "SITEWARDEN_SILENCE": describe_silence,
+            "SITEWARDEN_DEBUG": describe_debug}
+
+
+def variables(environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Every ``SITEWARDEN_*`` variable set, sorted by name: ``name``, ``value``,
+    ``meaning``, ``understood``."""
+    environ = os.environ if environ is None else environ
+    out = []
+    for name in sorted(n for n in environ if n.startswith("SITEWARDEN_")):
+        describe = DESCRIBE.get(name)
+        if describe is not None:
+            out.append(describe(environ[name]))
+        else:
+            out.append(_item(name, environ[name], "not a sitewarden setting: ignored "
+                             "(sitewarden reads %s)" % ", ".join(KNOWN), False))
+    return out
+
+
+def silence_files(site_dirs: list[str]) -> list[dict[str, Any]]:
+    """Every silence file that exists (the machine's, then those of the deployments in
+    ``site_dirs``): ``path``, ``value`` (its words), ``names`` (the shadows it
+    acknowledges), ``meaning``, ``understood``."""
+    out = []
+    for path in settings.silence_files(site_dirs):
+        text, problem = settings.read_silence_file(path)
+        if text is None and problem is None:
+            continue
+        if problem is not None:
+            out.append({"path": path, "value": None, "names": [], "understood": False,
+                        "meaning": "cannot be read (%s): the shadows it names are warned "
+                        "about" % problem})
+            continue
+        _kinds, names, unknown = settings.parse_silence(text or "", names_only=True)
+        who = ("any guarded python of this machine" if path == settings.SYSTEM_FILE
+               else "the guard deployed in %s" % os.path.dirname(path))
+        meaning = ("acknowledges the shadows of %s: not warned about by %s, whatever its "
+                   "environment; check lists them as acknowledged" % (", ".join(names), who)
+                   ) if names else "acknowledges nothing"
+        if unknown:
+            meaning = "not understood: %s ignored (a silence file acknowledges shadows by " \
+                "name; SITEWARDEN_SILENCE silences a kind); %s (%s)" % (
+                    _quoted(unknown), meaning, FILE_ACCEPTED)
+        out.append({"path": path, "value": " ".join(text.split()), "names": list(names),
+                    "understood": not unknown, "meaning": meaning})
+    return out
