@@ -16,6 +16,7 @@ Debian 12's python in a mount namespace and the roots' interpreters.
 from __future__ import annotations
 
 import json
+import shlex
 
 from harness.guarded import GuardedPython
 
@@ -107,3 +108,69 @@ def test_a_program_that_is_not_python_is_named_so(guarded_target):
     (line,) = proc.stderr.splitlines()
     assert line.startswith("sitewarden: error: %s: not a CPython 3.8+ interpreter" % tool), line
     assert "usage: swr-tool [--help]" in line, line
+
+
+# ------------------------------------------------ 2. a deleted working directory
+
+
+def in_deleted_cwd(t, argv, env=None):
+    """``argv`` run where ``t`` runs, in a directory made for it and removed before
+    ``argv`` starts (the shell's ``mkdir d; cd d; rmdir ../d``)."""
+    gone = t.tmp / "swr-gone"
+    shell = 'mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec "$@"'
+    return t.run(["/bin/sh", "-c", shell, "sh", str(gone), *argv], env=env)
+
+
+#: Every failure the guard swallows is told on stderr ("sitewarden: debug: ...").
+DEBUG = {"SITEWARDEN_DEBUG": "1"}
+
+
+def test_deleted_working_directory_keeps_shadow_warnings(guarded_target):
+    """A script importing a shadowing module, and ``-c`` (``''`` first on ``sys.path``,
+    naming the deleted directory), run from a deleted working directory: the warning
+    is there."""
+    t = guarded_target
+    t.add_shadowed(["swr_cwdgone"])
+    app = t.tmp / "app"
+    app.mkdir()
+    app.chmod(0o755)
+    script = app / "main.py"
+    script.write_text("import swr_cwdgone\nprint(swr_cwdgone.__file__)\n")
+    proc = in_deleted_cwd(t, [t.executable, str(script)], env=DEBUG)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(t.local_dir / "swr_cwdgone.py"), proc.stdout
+    shown = [w for w in warnings_of(proc) if w[2] == "ShadowWarning"]
+    assert [w[:2] for w in shown] == [(str(script), 1)], proc.stderr
+    assert shown[0][3].startswith("'swr_cwdgone' is imported from %s"
+                                  % (t.local_dir / "swr_cwdgone.py")), shown
+    assert "Traceback" not in proc.stderr and "sitewarden: debug" not in proc.stderr, \
+        proc.stderr
+
+    proc = in_deleted_cwd(t, [t.executable, "-c", "import swr_cwdgone"], env=DEBUG)
+    assert proc.returncode == 0, proc.stderr
+    shown = [w for w in warnings_of(proc) if w[2] == "ShadowWarning"]
+    assert len(shown) == 1 and shown[0][3].startswith("'swr_cwdgone' is imported from"), \
+        proc.stderr
+    assert "sitewarden: debug" not in proc.stderr, proc.stderr
+
+
+def test_check_from_a_deleted_working_directory(guarded_target):
+    """``sitewarden check --python <target>`` run from a deleted working directory works,
+    reports the shadowed module, and describes ``''`` as a directory that does not
+    exist."""
+    t = guarded_target
+    t.add_shadowed(["swr_cwdgone"])
+    argv = [*t.cli_argv, "check", "--python", t.executable, "--json"]
+    proc = in_deleted_cwd(t, argv)
+    assert "Traceback" not in proc.stderr, shlex.join(argv) + "\n" + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    shadowed = [c["module"] for c in report["shadowing"]["modules"]]
+    assert "swr_cwdgone" in shadowed, report["shadowing"]
+    assert report["interpreter"]["cwd"] is None, report["interpreter"]
+    entry = report["layout"]["entries"][0]
+    assert (entry["path"], entry["class"], entry["exists"], entry["realpath"]) == \
+        ("", "script", False, None), entry
+    missing = [f["message"] for f in report["findings"] if f["kind"] == "missing-entry"]
+    assert missing == ["'' (the working directory, deleted) (sys.path[0], script) does "
+                       "not exist"], report["findings"]
