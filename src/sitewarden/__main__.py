@@ -8,7 +8,15 @@ before the CLI's own imports.
 import os
 import sys
 
-if sys.path and sys.path[0] in ("", os.getcwd()) and not getattr(sys.flags, "safe_path", 0):
+
+def _cwd():
+    try:
+        return os.getcwd()
+    except OSError:  # deleted (a shell inside a removed directory): -m added no entry
+        return None
+
+
+if sys.path and sys.path[0] in ("", _cwd()) and not getattr(sys.flags, "safe_path", 0):
     del sys.path[0]
 
 from .cli.main import main  # noqa: E402

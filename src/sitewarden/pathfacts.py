@@ -13,13 +13,25 @@ import sys
 _memo = {}
 
 
+def cwd():
+    """The working directory, or None when it was deleted (a shell still inside a
+    removed directory): a relative path then names nothing that exists."""
+    try:
+        return os.getcwd()
+    except OSError:  # FileNotFoundError: deleted; PermissionError: an ancestor unreadable
+        return None
+
+
 def real(path):
     """``os.path.realpath`` of an entry ('' is the current directory): absolute, with
     every symbolic link resolved; never raises.  Between :func:`remember_real` and
-    :func:`forget_real` each path is resolved once."""
+    :func:`forget_real` each path is resolved once.  A relative path in a deleted working
+    directory is returned as it is (it names nothing that exists)."""
     memo = _memo.get("real")
     if memo is not None and path in memo:
         return memo[path]
+    if isinstance(path, str) and not os.path.isabs(path) and cwd() is None:
+        return path
     try:
         found = os.path.realpath(path or os.curdir)
     except (OSError, TypeError, ValueError):  # a deleted working directory, not a str
@@ -42,11 +54,14 @@ def forget_real():
 
 def absolute(path):
     """An entry as an absolute, normalised string: textual (no filesystem access),
-    so symbolic links are not resolved (see :func:`real`) and case is kept."""
+    so symbolic links are not resolved (see :func:`real`) and case is kept.  A
+    relative path in a deleted working directory is returned as it is."""
     try:
-        return os.path.normpath(os.path.join(os.getcwd(), path) if not os.path.isabs(path)
-                                else path)
-    except (OSError, TypeError, ValueError):  # a deleted working directory, not a str
+        if os.path.isabs(path):
+            return os.path.normpath(path)
+        here = cwd()
+        return path if here is None else os.path.normpath(os.path.join(here, path))
+    except (TypeError, ValueError):  # not a str path, or one holding a NUL
         return path
 
 

@@ -209,7 +209,7 @@ def render_layout(layout: dict[str, Any], style: Style) -> list[str]:
     title = "sys.path%s" % (" (virtual environment)" if layout.get("venv") else "")
     lines = [style.bold(title)]
     for e in layout.get("entries", []):
-        path = e["path"] if e["path"] else "'' (%s)" % e["realpath"]
+        path = e["path"] or "'' (%s)" % (e["realpath"] or "the working directory, deleted")
         notes = []
         if e.get("source") not in (None, "site", "script", "startup"):
             notes.append("from " + e["source"])

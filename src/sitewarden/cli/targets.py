@@ -71,40 +71,61 @@ def run_captured(argv: list[str], env: dict[str, str] | None,
     """``(returncode, stdout, stderr)`` of ``argv`` (an executable's path first), stdin
     from /dev/null; TimeoutError after PROBE_TIMEOUT seconds (the process killed),
     another OSError if it cannot be started."""
-    if cwd is None:
-        return _spawn_captured(argv, env)
-    import subprocess  # posix_spawn cannot change directory; `check` never asks to
+    return _spawn(argv, env, cwd, False)[:3]
 
+
+def run_reporting(argv: list[str], env: dict[str, str] | None,
+                  cwd: str | None = None) -> tuple[int, str, str, str]:
+    """As :func:`run_captured`, with a channel of its own for the answer: the write end
+    of a pipe, passed to the process, its number appended to ``argv``; returns
+    ``(returncode, stdout, stderr, what came through the pipe)``.  Whatever the
+    target's startup code prints on stdout or stderr stays out of the answer."""
+    return _spawn(argv, env, cwd, True)  # type: ignore[return-value]
+
+
+def _spawn(argv: list[str], env: dict[str, str] | None, cwd: str | None,
+           report: bool) -> tuple[Any, ...]:
+    """``(returncode, stdout, stderr[, report])`` of ``argv``: in this working directory
+    with ``posix_spawn`` and ``poll`` instead of ``subprocess``, whose imports
+    (threading, selectors, signal...) would cost every ``sitewarden check`` about a
+    tenth of its time; in ``cwd`` with ``subprocess`` (``posix_spawn`` cannot change
+    directory: only the ``-E -S`` facts probe and the status asks)."""
+    fds: list[int] = []
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
-                              env=env, stdin=subprocess.DEVNULL, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        raise TimeoutError() from None
-    return proc.returncode, proc.stdout, proc.stderr
+        for _ in range(3 if report else 2):
+            fds.extend(os.pipe())
+        out_w, err_w, rep_w = fds[1], fds[3], fds[5] if report else -1
+        if report:
+            argv = [*argv, str(rep_w)]
+        env = os.environ if env is None else env
+        if cwd is None:
+            if report:
+                os.set_inheritable(rep_w, True)  # the child's only extra descriptor
+            pid = os.posix_spawn(argv[0], argv, env, file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
 
+            def wait() -> int:
+                status = os.waitpid(pid, 0)[1]
+                return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        else:
+            import subprocess  # posix_spawn cannot change directory (see above)
 
-def _spawn_captured(argv: list[str], env: dict[str, str] | None) -> tuple[int, str, str]:
-    """:func:`run_captured` in this working directory, with ``posix_spawn`` and ``poll``
-    instead of ``subprocess``, whose imports (threading, selectors, signal...) would
-    cost every ``sitewarden check`` about a tenth of its time."""
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        pid = os.posix_spawn(argv[0], argv, os.environ if env is None else env, file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                                    pass_fds=(rep_w,) if report else (), env=env, cwd=cwd)
+            pid, wait = proc.pid, proc.wait
     except BaseException:
-        os.close(out_r)
-        os.close(err_r)
+        for fd in fds:
+            os.close(fd)
         raise
-    finally:
-        os.close(out_w)
-        os.close(err_w)
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    for fd in fds[1::2]:  # the write ends: the child has its own
+        os.close(fd)
+    reads = fds[0::2]
+    chunks: dict[int, list[bytes]] = {fd: [] for fd in reads}
     poller = select.poll()
-    for fd in chunks:
+    for fd in reads:
         poller.register(fd, select.POLLIN)
-    deadline, open_fds = time.monotonic() + PROBE_TIMEOUT, set(chunks)
+    deadline, open_fds = time.monotonic() + PROBE_TIMEOUT, set(reads)
     try:
         while open_fds:
             left = deadline - time.monotonic()
@@ -119,39 +140,80 @@ def _spawn_captured(argv: list[str], env: dict[str, str] | None) -> tuple[int, s
                     poller.unregister(fd)
                     open_fds.discard(fd)
     finally:
-        os.close(out_r)
-        os.close(err_r)
-        status = os.waitpid(pid, 0)[1]
-    out, err = (b"".join(chunks[fd]).decode("utf-8", "replace").replace("\r\n", "\n")
-                for fd in (out_r, err_r))
-    return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)), out, err
+        for fd in reads:
+            os.close(fd)
+        returncode = wait()
+    texts = [b"".join(chunks[fd]).decode("utf-8", "replace").replace("\r\n", "\n")
+             for fd in reads]
+    return (returncode, *texts)
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of ``text``, stripped and cut to 200 characters; ''."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def _how_it_ended(returncode: int) -> str:
+    """``exit status 3``, ``signal 9 (SIGKILL)``."""
+    if returncode >= 0:
+        return "exit status %d" % returncode
+    import signal  # only to name the signal that killed a target
+
+    try:
+        return "signal %d (%s)" % (-returncode, signal.Signals(-returncode).name)
+    except ValueError:
+        return "signal %d" % -returncode
+
+
+def probe_failure(executable: str, returncode: int, stdout: str, stderr: str,
+                  began: bool) -> str:
+    """What happened to a probe that gave no report: ``began`` (its header came
+    through), it failed inside; else the target ended before running it: its startup
+    code (a ``.pth``, ``sitecustomize``) ended it, or it is not a CPython at all.  A
+    CPython given ``-c`` runs it or fails with an error status (even a ``sys.exit(0)``
+    at startup is a fatal error there): status 0 without the probe is another program."""
+    err = last_line(stderr)
+    how = "%s; %s" % (_how_it_ended(returncode),
+                      "last line on stderr: " + err if err else "nothing on stderr")
+    if began:
+        return "%s: sitewarden's probe failed in it (%s)" % (executable, how)
+    if returncode == 0:
+        said = err or last_line(stdout)
+        return "%s: not a CPython 3.8+ interpreter: it exited with status 0 without " \
+            "running sitewarden's probe (%s)" % (executable, ("it printed: " + said) if said
+                                                 else "no output")
+    return "%s: exited before sitewarden's probe could run (%s); `%s -c pass` shows how " \
+        "its startup fails" % (executable, how, executable)
 
 
 def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
-                 cwd: str | None = None) -> Any:
+                 cwd: str | None = None) -> tuple[Any, str]:
+    """``(report, the target's stderr)`` of the probe ``kind`` (see ``probe.main``),
+    read from its own pipe (``probe.BOOTSTRAP``)."""
     root = payload.payload_dir()
     argv = [executable, *flags, "-c", probe.BOOTSTRAP, root, kind]
     try:
-        returncode, stdout, stderr = run_captured(argv, env, cwd)
+        returncode, stdout, stderr, report = run_reporting(argv, env, cwd)
     except TimeoutError:
         raise TargetError("%s: no answer within %d s" % (executable, PROBE_TIMEOUT)) from None
     except OSError as exc:
         raise TargetError("%s: cannot run it: %s" % (executable, exc.strerror or exc)) from None
+    began = report.startswith(probe.REPORT_HEADER)
     try:
-        data = loads(stdout)
+        data = loads(report[len(probe.REPORT_HEADER):]) if began else None
     except ValueError:
-        detail = (stderr.strip().splitlines() or ["no output"])[-1]
-        raise TargetError(
-            "%s: not a CPython 3.8+ interpreter (%s)" % (executable, detail[:200])
-        ) from None
-    if isinstance(data, dict) and data.get("unsupported"):
+        data = None
+    if not isinstance(data, dict):
+        raise TargetError(probe_failure(executable, returncode, stdout, stderr, began))
+    if data.get("unsupported"):
         raise TargetError(
             "%s is %s %s; sitewarden supports CPython 3.8 and newer"
             % (executable, data.get("implementation"), data.get("version"))
         )
-    if returncode != 0:
-        raise TargetError("%s: probe failed: %s" % (executable, stderr.strip()[-300:]))
-    return data
+    # A complete report stands, whatever the exit status (an atexit handler of the
+    # target's own startup code may fail after the probe answered).
+    return data, stderr
 
 
 def probe_target(python: str | None = None) -> Target:
@@ -159,7 +221,7 @@ def probe_target(python: str | None = None) -> Target:
     executable = resolve_executable(python)
     # In "/": `-c` puts the working directory first on sys.path, and a sysconfig.py there
     # must not run in the target (as root under sudo).
-    facts = _run_payload(executable, "facts", ["-E", "-S"], None, cwd=os.path.sep)
+    facts = _run_payload(executable, "facts", ["-E", "-S"], None, cwd=os.path.sep)[0]
     return Target(executable, facts)
 
 
@@ -168,35 +230,45 @@ def run_check(target: Target) -> dict[str, Any]:
     in this environment and working directory, with the guard itself disabled."""
     env = dict(os.environ)
     env["SITEWARDEN_DISABLE"] = "1"
-    return _run_payload(target.executable, "check", [], env)
+    return _run_payload(target.executable, "check", [], env)[0]
 
 
 def check_target(python: str | None) -> tuple[Target, dict[str, Any], dict[str, Any]]:
     """``(target, check report, startup status)`` from one normal start of the target
     (probe ``full``).  When that start fails (a broken guard, a broken ``.pth``), the
     three separate probes take over: facts with ``-E -S``, the check with the guard
-    disabled, and a plain start for the status (which then carries its stderr)."""
+    disabled, and a plain start for the status (which then carries its stderr).
+    The status's ``stderr`` is what that start wrote on stderr."""
     executable = resolve_executable(python)
     env = dict(os.environ)
     env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
     try:
-        data = _run_payload(executable, "full", [], env)
-        return Target(executable, data["facts"]), data["check"], data["startup"]
+        data, stderr = _run_payload(executable, "full", [], env)
+        startup = data["startup"]
+        startup["stderr"] = stderr
+        return Target(executable, data["facts"]), data["check"], startup
     except (TargetError, KeyError, TypeError):
         target = probe_target(executable)
         return target, run_check(target), startup_status(target)
 
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Start the target normally and report whether the guard got loaded."""
+    """Start the target normally and report whether the guard got loaded (``stderr``:
+    what that start wrote there; ``error``: why there is no answer)."""
     env = dict(os.environ if env is None else env)
     env.pop("SITEWARDEN_DISABLE", None)
     try:
-        _code, stdout, stderr = run_captured([target.executable, "-c", probe.STATUS_SCRIPT],
-                                             env, cwd=os.path.sep)
-        data = loads(stdout)
-    except (OSError, ValueError) as exc:  # TimeoutError is an OSError
+        code, _stdout, stderr, report = run_reporting(
+            [target.executable, "-c", probe.STATUS_SCRIPT], env, cwd=os.path.sep)
+    except OSError as exc:  # TimeoutError is an OSError
         return {"active": False, "error": str(exc), "stderr": ""}
+    try:
+        data = loads(report)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return {"active": False, "stderr": stderr, "error": "a plain start gave no answer "
+                "(%s): %s" % (_how_it_ended(code), last_line(stderr) or "nothing on stderr")}
     data["stderr"] = stderr
     return data
 

@@ -7,7 +7,6 @@ the CLI adds the deployment facts and renders it.  The schema is documented
 in the README ("check --json schema") and versioned by ``SCHEMA``.
 """
 
-import os
 import sys
 
 from .. import __version__, pathfacts
@@ -28,7 +27,7 @@ def interpreter_facts():
         "implementation": sys.implementation.name,
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-        "cwd": os.getcwd(),
+        "cwd": pathfacts.cwd(),  # None when deleted
         "flags": {
             "isolated": bool(sys.flags.isolated),
             "ignore_environment": bool(sys.flags.ignore_environment),

@@ -47,8 +47,11 @@ _cache = {}
 def path_key(path):
     """An entry as compared with other entries: absolute, normalised and case-folded
     where the filesystem ignores case (``os.path.normcase``); symbolic links are not
-    resolved (``pathfacts.real`` does).  ``''`` is the current directory."""
+    resolved (``pathfacts.real`` does).  ``''`` is the current directory; in a deleted
+    one, a relative path stays relative (normalised: ``''`` is ``.``)."""
     try:
+        if not os.path.isabs(path or os.curdir) and pathfacts.cwd() is None:
+            return os.path.normcase(os.path.normpath(path or os.curdir))
         return os.path.normcase(os.path.abspath(path or os.curdir))
     except OSError:  # the working directory was deleted: a relative entry names nothing
         return path
@@ -116,7 +119,7 @@ def pythonpath_entries(environ=None):
     """``PYTHONPATH`` as the interpreter added it (absolute), unless ``-E``/``-I``."""
     # An empty component (``PYTHONPATH=:/x``, what ``export PYTHONPATH=$PYTHONPATH:/x``
     # gives) is the current directory, as CPython adds it; an empty variable adds nothing.
-    return [os.path.abspath(p) for p in pythonpath_components(environ)]
+    return [pathfacts.absolute(p or os.curdir) for p in pythonpath_components(environ)]
 
 
 def pythonpath_components(environ=None):
@@ -201,7 +204,7 @@ def facts(read_pth=False):
         "version": list(sys.version_info[:2]),
         "abiflags": getattr(sys, "abiflags", ""),
         "sys_path": list(sys.path),
-        "cwd": os.getcwd(),
+        "cwd": pathfacts.cwd(),  # None: deleted (relative entries name nothing)
         "venv": venv,
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
@@ -283,6 +286,8 @@ def classify(f):
             n, r = os.path.normcase(f["cwd"]), pathfacts.real(f["cwd"])
         else:
             n, r = path_key(path), pathfacts.real(path)
+            if not os.path.isabs(r):
+                r = None  # a relative entry in a deleted working directory: names nothing
         cls, source, foreign = _class_and_source(f, index, path, n, known.get(r), pythonpath)
         note = None
         if cls == "stdlib":
@@ -297,8 +302,8 @@ def classify(f):
         same = None
         if dup is None:
             seen_key[n] = index
-            same = seen_real.get(r)
-            if same is None:
+            same = seen_real.get(r) if r is not None else None
+            if same is None and r is not None:
                 seen_real[r] = index
         entries.append(PathEntry(index, path, r, cls, source, exists, dup, same, foreign,
                                  note))

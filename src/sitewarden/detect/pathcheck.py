@@ -295,6 +295,7 @@ def _entry_finding(e, entries):
         if e.cls == "stdlib" and os.path.basename(e.path).endswith(".zip"):
             return None  # pythonXY.zip is on sys.path whether it exists or not
         return Finding("missing-entry", "low",
-                       "%s (sys.path[%d], %s) does not exist" % (e.path, e.index, e.cls),
+                       "%s (sys.path[%d], %s) does not exist" % (
+                           e.path or "'' (the working directory, deleted)", e.index, e.cls),
                        entry=e.path)
     return None

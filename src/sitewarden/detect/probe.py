@@ -2,9 +2,10 @@
 
 The CLI never guesses a target's layout from outside: like uv and virtualenv,
 it runs this module in the target (``python -E -s -S``) from a private copy
-of sitewarden and reads JSON from its stdout.  Must run on CPython 3.8+ with
-only the standard library; like every module that can run inside a target,
-it imports only ``os`` and ``sys`` at module level.
+of sitewarden and reads JSON from a pipe of its own (see :data:`BOOTSTRAP`):
+whatever the target's startup code prints on stdout or stderr stays out of it.
+Must run on CPython 3.8+ with only the standard library; like every module that
+can run inside a target, it imports only ``os`` and ``sys`` at module level.
 """
 
 import os
@@ -188,10 +189,12 @@ def _stdlib_first():
             _swallowed("importing %s ahead of the target's path" % (name,))
 
 
-def main(argv=None, startup=None):
+def main(argv=None, startup=None, report_fd=None):
     """``facts`` (run as ``-E -S``), ``check`` (the report), or ``full``: facts, report
     and ``startup`` (whether a normal start loaded the guard, as BOOTSTRAP saw it before
-    taking the guard off ``sys.meta_path``) from one start of the target."""
+    taking the guard off ``sys.meta_path``) from one start of the target.  The JSON goes
+    to the file descriptor ``report_fd`` (the CLI's pipe, see :data:`BOOTSTRAP`), else to
+    stdout."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()))
@@ -210,18 +213,43 @@ def main(argv=None, startup=None):
                                                "startup": startup}
     from ..cli.jsontext import dumps  # json without re; loaded above (bytecode cached)
 
-    sys.stdout.write(dumps(data))
-    sys.stdout.flush()
+    write_report(dumps(data), report_fd)
 
 
-#: Run by the CLI in the target as ``-c BOOTSTRAP <payload dir> <kind>``.
+def write_report(text, fd):
+    """``text`` on the file descriptor ``fd``, all of it; on stdout when None."""
+    if fd is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    data = text.encode("utf-8")
+    while data:
+        data = data[os.write(fd, data):]
+
+
+#: What the probe writes first on its report channel, as soon as ``-c`` runs: the CLI
+#: tells a start that never reached the probe (startup code that exits, a program that
+#: is not Python) from a probe that failed.
+REPORT_HEADER = "sitewarden-probe\n"
+
+#: Run by the CLI in the target as ``-c BOOTSTRAP <payload dir> <kind> [<report fd>]``:
+#: with a report fd (the write end of a pipe the CLI passed), the report goes there,
+#: after :data:`REPORT_HEADER`, so that whatever startup code prints to stdout or
+#: stderr does not matter; without one, on stdout.
 #: Python 2 compatible on purpose, so an unsupported interpreter says so in JSON.
 BOOTSTRAP = """\
-import sys
+import os, sys
+report_fd = int(sys.argv.pop(3)) if len(sys.argv) > 3 else None
+if report_fd is not None:
+    os.write(report_fd, %r.encode('ascii'))
 impl = getattr(getattr(sys, 'implementation', None), 'name', 'cpython')
 if sys.version_info < (3, 8) or impl != 'cpython':
-    sys.stdout.write('{"unsupported": true, "implementation": "%s", "version": "%d.%d.%d"}'
-                     % ((impl,) + tuple(sys.version_info[:3])))
+    _text = ('{"unsupported": true, "implementation": "%%s", "version": "%%d.%%d.%%d"}'
+             %% ((impl,) + tuple(sys.version_info[:3])))
+    if report_fd is None:
+        sys.stdout.write(_text)
+    else:
+        os.write(report_fd, _text.encode('ascii'))
     sys.exit(0)
 payload = sys.argv[1]
 del sys.argv[1]
@@ -241,18 +269,25 @@ _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 import sitewarden.detect.probe
 sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
-sitewarden.detect.probe.main(None, startup)
-"""
+sitewarden.detect.probe.main(None, startup, report_fd)
+""" % (REPORT_HEADER,)
 
-#: Run in the target with a normal start: is the guard loaded, and from where?
+#: Run in the target with a normal start, as ``-c STATUS_SCRIPT [<report fd>]``: is the
+#: guard loaded, and from where?  JSON on the report fd (as :data:`BOOTSTRAP`), else stdout.
 STATUS_SCRIPT = """\
-import json, sys
+import json, os, sys
 finders = [f for f in sys.meta_path if getattr(f, '_sitewarden_finder', False) is True]
 mod = sys.modules.get('sitewarden')
-sys.stdout.write(json.dumps({
+text = json.dumps({
     'active': bool(finders),
     'meta_path_index': sys.meta_path.index(finders[0]) if finders else None,
     'module_file': getattr(mod, '__file__', None),
     'version': getattr(mod, '__version__', None),
-}))
+})
+if len(sys.argv) > 1:
+    data = text.encode('utf-8')
+    while data:
+        data = data[os.write(int(sys.argv[1]), data):]
+else:
+    sys.stdout.write(text)
 """
