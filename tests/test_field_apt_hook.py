@@ -74,6 +74,10 @@ def test_apt_hook_reports_what_apt_changed_never_a_future_dated_list(ns, debs, t
     shadow(ns, tmp_path, "swtwo", user_site)
     touch = run(ns, ["touch", "-d", "+1 day", "/var/lib/dpkg/info/python3-six.list"])
     assert touch.returncode == 0, touch.stderr
+    # Startup code that prints: the checks' reports come through a channel of their own.
+    printing = run(ns, ["sh", "-c", 'echo "import sys; print(\'hello from a .pth\')" > "$1"',
+                        "-", local + "/printing.pth"])
+    assert printing.returncode == 0, printing.stderr
 
     proc = apt(ns, "install", str(swtiny[1]), str(swtwo), str(swthree))
     lines = ours(proc)

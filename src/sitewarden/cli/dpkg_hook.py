@@ -94,7 +94,9 @@ def run_checks(executables: list[str]) -> dict[str, dict]:
     """``check``'s report from each interpreter (started in parallel), by executable;
     interpreters that fail or time out are left out.  Each starts with its site and the
     user site of the user running the hook (``-E``, not ``-I``), in an empty directory
-    (``-c`` puts the working directory first on ``sys.path``)."""
+    (``-c`` puts the working directory first on ``sys.path``).  Each report comes through
+    a file of its own (``probe.BOOTSTRAP``'s report descriptor), so that a ``.pth`` that
+    prints does not hide an interpreter from the report."""
     env = probe_env()
     # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
     runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -103,27 +105,35 @@ def run_checks(executables: list[str]) -> dict[str, dict]:
     except OSError:
         cwd = "/"  # no temp dir: the root directory, as before (no module there)
     procs = {}
+    reports = {}
     try:
         for exe in executables:
+            out = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
             try:
-                procs[exe] = subprocess.Popen(
-                    [exe, "-E", "-c", probe.BOOTSTRAP, runtime, "check"],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+                procs[exe] = out, subprocess.Popen(
+                    [exe, "-E", "-c", probe.BOOTSTRAP, runtime, "check", str(out.fileno())],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL, cwd=cwd, env=env, pass_fds=(out.fileno(),))
             except OSError:
-                continue
+                out.close()
         deadline = time.monotonic() + TIMEOUT
-        reports = {}
-        for exe, proc in procs.items():
+        for exe, (out, proc) in procs.items():
             try:
-                out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-                reports[exe] = json.loads(out)
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.communicate()
-            except ValueError:
+                proc.wait()
                 continue
+            out.seek(0)
+            text = out.read().decode("utf-8", "replace")
+            if text.startswith(probe.REPORT_HEADER):
+                try:
+                    reports[exe] = json.loads(text[len(probe.REPORT_HEADER):])
+                except ValueError:  # a probe that died half-way: no report
+                    continue
     finally:
+        for out, _proc in procs.values():
+            out.close()
         if cwd != "/":
             shutil.rmtree(cwd, ignore_errors=True)
     return reports
