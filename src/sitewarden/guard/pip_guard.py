@@ -83,12 +83,15 @@ def _verdict(command, options):
     if getattr(options, "dry_run", False) and getattr(options, "json_report_file", None):
         return None, None  # pip 23's exemption: nothing is installed
     if not any(getattr(options, name, None) for name in ("target_dir", "prefix_path",
-                                                           "root_path")):
-        return "interpreter", None  # the default scheme, or the user site
+                                                           "root_path", "use_user_site")):
+        return "interpreter", None  # the default scheme
     try:
-        return scheme_guard.judge(_landing_dirs(options))
+        verdict = scheme_guard.judge(_landing_dirs(options))
     except Exception:
         return "interpreter", None  # fail closed: refused unless overridden
+    if verdict[0] is None and getattr(options, "use_user_site", False):
+        return "interpreter", None  # --user: the marker covers the user site, wherever it is
+    return verdict
 
 
 # ------------------------------------------------------------------ commands
