@@ -19,9 +19,9 @@ and its standard library; Debian 12's python in a namespace and the roots' Debia
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
-from harness import pip_dir, unpacked, wheel
+from harness import make_dist, pip_dir, pip_versions_for, unpacked, wheel
 
 #: Debian's own pip (python3-pip), run as ``python3 -m pip`` on the Debian targets.
 DISTRO_PIP = "distro"
@@ -30,6 +30,12 @@ NEW_PIP = "24.0"
 
 #: (Not PIP_NO_CACHE_DIR: pip 9 reads it as a cache directory named 1 and fails.)
 PIP_ENV = {"PIP_NO_WARN_SCRIPT_LOCATION": "1", "SITEWARDEN_SILENCE": "all"}
+
+#: What pip prints about an uninstall it goes on with: none of it may show once refused.
+PIP_UNINSTALL_PHRASES = ("Found existing installation", "Not uninstalling",
+                         "No files were found to uninstall", "Uninstalling six",
+                         "Successfully uninstalled", "Can't uninstall", "Skipping six")
+
 
 def is_debian(t) -> bool:
     return t.interp.is_debian_system or t.release is not None
@@ -141,4 +147,63 @@ def test_user_site_that_resolves_into_the_distro_or_stdlib_is_refused(guarded_ta
         failures.append(("user site -> distro dir, setup.py", problem))
     if t.digest(t.distro_dir, skip_pycache=True) != before:
         failures.append(("user site -> distro dir", "the distro directory changed"))
+    check(failures)
+
+
+# ------------------------------------------------------------------ 2. uninstall
+
+
+def uninstall_pips(t) -> List[str]:
+    """Debian's own pip on Debian; elsewhere the oldest pip of the matrix that starts
+    and installs on that python, and the newest."""
+    if is_debian(t):
+        return [DISTRO_PIP]
+    usable = [v for v in pip_versions_for(t.interp.version)
+              if t.interp.version[:2] < (3, 12) or tuple(map(int, v.split(".")[:2])) >= (23, 2)]
+    return sorted({usable[0], usable[-1]}, key=usable.index)
+
+
+#: What the refusal tells the user to run instead: dpkg's owner of six on Debian (the
+#: host and the roots ship python3-six); on a hermetic python, whose "distro" six is no
+#: package's, the guard's generic form for this machine (a Debian host): the same.
+DISTRO_COMMAND = "apt remove python3-six"
+
+
+def test_uninstalling_a_distro_package_is_refused_first_by_every_pip(guarded_target):
+    """With the override, removing a local copy of six works; removing the distro's
+    six is refused: exit status 1, one refusal naming the distro directory and the
+    command to use instead, printed before pip says anything about that uninstall,
+    and the distro directory unchanged."""
+    t = guarded_target
+    if not is_debian(t):
+        t.copy_in(lambda stage: make_dist(stage, "six", "1.16.0", {"six.py": "X = 1\n"},
+                                          kind="egg-info"), t.distro_dir)
+    before = t.digest(t.distro_dir, skip_pycache=True)
+    failures = []
+    for version in uninstall_pips(t):
+        # A local copy (what pip leaves, with a RECORD) is pip's to remove.
+        t.copy_in(lambda stage: make_dist(stage, "six", "1.17.0", {"six.py": "X = 2\n"},
+                                          installer="pip"), t.local_dir)
+        proc = pip(t, version, "uninstall", "-y", "--break-system-packages", "six")
+        out = proc.stdout + proc.stderr
+        if proc.returncode != 0 or "Successfully uninstalled six" not in out or \
+                "cannot uninstall" in out:
+            failures.append((version, "local copy not removed", out[-3000:]))
+        if any(n.startswith("six") for n in t.digest(t.local_dir) if "/" not in n):
+            failures.append((version, "local copy left"))
+
+        proc = pip(t, version, "uninstall", "-y", "--break-system-packages", "six", merged=True)
+        out = proc.stdout
+        lines = [ln for ln in out.splitlines() if "six" in ln]
+        if proc.returncode != 1 or "Traceback" in out:
+            failures.append((version, "exit status %d" % proc.returncode, out[-3000:]))
+        elif out.count("cannot uninstall six") != 1 or not lines or \
+                not lines[0].startswith("error: cannot uninstall six"):
+            failures.append((version, "not one refusal first", out[-3000:]))
+        elif str(t.distro_dir) not in lines[0] or "`%s`" % DISTRO_COMMAND not in out:
+            failures.append((version, "refusal lacks the directory or the command", out))
+        elif any(phrase in out for phrase in PIP_UNINSTALL_PHRASES):
+            failures.append((version, "pip went on with the uninstall", out[-3000:]))
+    if t.digest(t.distro_dir, skip_pycache=True) != before:
+        failures.append("the distro directory changed")
     check(failures)
