@@ -16,10 +16,17 @@ execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
   report, not two).  It arms the scheme guard, lets the build subprocesses
   of an overridden command through for that command only, and reports what
   the install left shadowed (not under ``-q``).
+- ``InstallRequirement.uninstall`` (during ``pip uninstall``): a distribution
+  pip would find in a distro directory or the standard library is refused
+  before pip looks at it (upstream pips would say "No files were found to
+  uninstall", Debian's "Not uninstalling ... outside environment", and exit 0):
+  one refusal naming the Debian package dpkg says owns it (or the distro's
+  generic command), and exit status 1.
 - ``is_local`` (and ``UninstallPathSet._permitted``, which pip 24 stopped
   basing on it): a distribution in a distro directory is not pip's to
   remove, so an upgrade installs the new version locally and leaves the
-  distro's copy, as Debian's own pip does.
+  distro's copy, as Debian's own pip does; an uninstall that still reaches
+  one is refused at the end of the command.
 pip 26.3 refuses new imports once installation starts, so everything the guard
 may need is imported with this module (``policy`` brings ``install_report``, ``json`` and
 ``subprocess``), when pip is, long before it installs.
@@ -34,7 +41,10 @@ from . import policy, refusal, scheme_guard
 from .marker import in_virtualenv, scheme_paths
 from .patching import wrap_once
 
-_state = {"refused_dists": [], "command": None}
+_state = {"refused_dists": [], "command": None, "refused_up_front": []}
+
+#: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
+DPKG_INFO = "/var/lib/dpkg/info"
 
 
 def _landing_dirs(options):
@@ -84,13 +94,16 @@ def _verdict(command, options):
     if getattr(options, "dry_run", False) and getattr(options, "json_report_file", None):
         return None, None  # pip 23's exemption: nothing is installed
     if not any(getattr(options, name, None) for name in ("target_dir", "prefix_path",
-                                                           "root_path")):
-        return "interpreter", None  # the default scheme, or the user site
+                                                           "root_path", "use_user_site")):
+        return "interpreter", None  # the default scheme
     try:
-        return scheme_guard.judge(_landing_dirs(options))
+        verdict = scheme_guard.judge(_landing_dirs(options))
     except Exception:
         _swallowed("where pip installs to (taken as the interpreter: refused unless overridden)")
         return "interpreter", None  # fail closed
+    if verdict[0] is None and getattr(options, "use_user_site", False):
+        return "interpreter", None  # --user: the marker covers the user site, wherever it is
+    return verdict
 
 
 # ------------------------------------------------------------------ commands
@@ -133,14 +146,21 @@ def _run(command):
                 refusal.write(decision.refusal)
                 return refusal.PIP_ERROR_STATUS
             _state["refused_dists"] = []
+            _state["refused_up_front"] = []
             _state["command"] = command
+            if command == "uninstall":
+                _patch_requirements()
             try:
                 status = decision.run(original, self, options, args, *rest, **kw)
             finally:
                 _state["command"] = None
-            if command == "uninstall" and _state["refused_dists"]:
-                _report_distro_uninstall(_state["refused_dists"])
-                return refusal.PIP_ERROR_STATUS
+            if command == "uninstall":
+                late = [d for d in _state["refused_dists"]
+                        if _canonical(d[0]) not in _state["refused_up_front"]]
+                if late:
+                    _report_distro_uninstall(late)
+                if late or _state["refused_up_front"]:
+                    return refusal.PIP_ERROR_STATUS
             if command == "install" and status in (0, None) and not getattr(
                     options, "quiet", 0):
                 decision.report()
@@ -177,6 +197,98 @@ def on_install_module(module):
 
 def on_uninstall_module(module):
     _patch_command(module, "UninstallCommand", "uninstall")
+    _patch_requirements()
+
+
+# ------------------------------------------------------------------ uninstall
+
+
+def _patch_requirements():
+    """Wrap ``InstallRequirement.uninstall`` (pip 9's ``pip.req.req_install``, pip 10+'s
+    ``pip._internal.req.req_install``: the uninstall command imported it already), where
+    pip looks up the installed distribution of each requirement it is asked to remove."""
+    for name in ("pip._internal.req.req_install", "pip.req.req_install"):
+        module = sys.modules.get(name)
+        cls = getattr(module, "InstallRequirement", None)
+        if cls is not None:
+            wrap_once(cls, "uninstall", _uninstall_requirement)
+
+
+def _uninstall_requirement(original):
+    """``InstallRequirement.uninstall`` during ``pip uninstall``: a distribution pip
+    would find in a distro directory (or the standard library) is refused before pip
+    looks at it, whatever the pip: upstream pips would report "No files were found to
+    uninstall", Debian's "Not uninstalling ... outside environment", both exiting 0.
+    The refusal names the distro package that owns it; the command exits with 1."""
+
+    def uninstall(self, *args, **kwargs):
+        if _state["command"] != "uninstall" or in_virtualenv():
+            return original(self, *args, **kwargs)
+        name = getattr(self, "name", None)
+        found = _installed(name) if name else None
+        root = scheme_guard.protected_root(os.path.join(found[0], found[1])) if found else None
+        if root is None:
+            return original(self, *args, **kwargs)
+        _state["refused_up_front"].append(_canonical(name))
+        owner = dpkg_package(os.path.join(found[0], found[1]), "python3-" + _canonical(name))
+        _report_distro_uninstall([(name, found[2], root, owner)])
+        if hasattr(self, "nothing_to_uninstall"):
+            self.nothing_to_uninstall = True  # pip 9: no "Can't commit" error after it
+        return None
+
+    return uninstall
+
+
+def _canonical(name):
+    """PEP 503's normalised form of a project name (``Foo_Bar.baz`` -> ``foo-bar-baz``)."""
+    text = str(name or "").lower().replace("_", "-").replace(".", "-")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text
+
+
+def _installed(name):
+    """Where pip finds the installed distribution ``name``: the first on ``sys.path``
+    (pip's default environment, both its pkg_resources and its importlib.metadata
+    back ends), as ``(directory, metadata entry, version)``, or None."""
+    want = _canonical(name)
+    for entry in sys.path:
+        if not isinstance(entry, str):
+            continue  # pip's environment reads text entries only
+        directory = os.path.abspath(entry or os.curdir)
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue  # not a directory (a zip file, a missing entry)
+        for entry_name in names:
+            stem, dot, suffix = entry_name.rpartition(".")
+            if not dot or suffix.lower() not in ("dist-info", "egg-info"):
+                continue
+            project, _, rest = stem.partition("-")
+            if _canonical(project) == want:
+                return directory, entry_name, rest.split("-")[0]
+    return None
+
+
+def dpkg_package(path, guess=None):
+    """The Debian package whose files include ``path`` (dpkg's ``.list`` files), or
+    None (no dpkg, or no package owns it).  ``guess``'s list is read first."""
+    try:
+        lists = [n for n in os.listdir(DPKG_INFO) if n.endswith(".list")]
+    except OSError:
+        return None
+    if guess:
+        lists.sort(key=lambda n: n[:-len(".list")].split(":")[0] != guess)
+    wanted = {path, os.path.realpath(path)}
+    for list_name in lists:
+        try:
+            with open(os.path.join(DPKG_INFO, list_name), encoding="utf-8",
+                      errors="surrogateescape") as listing:
+                if any(line.rstrip("\n") in wanted for line in listing):
+                    return list_name[:-len(".list")].split(":")[0]
+        except OSError:
+            continue  # unreadable: another package's list may still say
+    return None
 
 
 # ------------------------------------------------------------------ is_local
@@ -198,16 +310,18 @@ def _dist_from_frames():
 
 def _is_local(original):
     def is_local(path):
-        if not original(path):
-            return False
+        local = original(path)
         if in_virtualenv():
-            return True
+            return local
         root = scheme_guard.protected_root(path)
         if root is None:
-            return True
+            return local
         if _state["command"] == "uninstall":
+            # Also when pip said no itself (Debian's pip: "outside environment"): a
+            # distribution the up-front check missed is still refused, not skipped.
             name, version = _dist_from_frames()
-            _state["refused_dists"].append((name or os.path.basename(str(path)), version, root))
+            _state["refused_dists"].append(
+                (name or os.path.basename(str(path)), version, root, None))
         return False
 
     return is_local
@@ -241,8 +355,11 @@ def on_req_uninstall_module(module):
 # ------------------------------------------------------------------ reports
 
 
-def distro_tool(name):
-    """The command a user of this OS runs to remove ``name``'s distro package."""
+def distro_tool(name, owner=None):
+    """The command a user of this OS runs to remove ``name``'s distro package
+    (``owner``: the Debian package dpkg says owns it)."""
+    if owner:
+        return "apt remove %s" % owner
     lower = (name or "").lower().replace("_", "-")
     if os.path.exists("/etc/debian_version"):
         return "apt remove python3-%s" % lower
@@ -261,16 +378,18 @@ def _report_distro_uninstall(refused):
     own = scheme_guard.own_dirs()
     local = own[0] if own else "the local site directory"
     seen = set()
-    for name, version, root in refused:
+    for name, version, root, owner in refused:
         if (name, root) in seen:
             continue
         seen.add((name, root))
         sys.stderr.write(
-            "error: cannot uninstall %s%s from %s: that directory belongs to the operating "
-            "system's package manager (PEP 668), and pip must not change it.\n"
+            "error: cannot uninstall %s%s from %s: %sthat directory belongs to the "
+            "operating system's package manager (PEP 668), and pip must not change it.\n"
             "hint: to remove it, use `%s`; to run a different version, install it into a "
             "virtual environment, or into %s with pip install --upgrade.\n"
-            % (name, " " + version if version else "", root, distro_tool(name), local)
+            % (name, " " + version if version else "", root,
+               "the Debian package %s installed it, " % owner if owner else "",
+               distro_tool(name, owner), local)
         )
     sys.stderr.flush()
 

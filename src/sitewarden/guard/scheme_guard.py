@@ -21,27 +21,47 @@ _state = {"armed": False, "hooked": False, "protected": None, "own": [], "errno"
 def scheme_dirs():
     """``(own, protected)`` real paths: the directories installers of this
     interpreter may write to (the default scheme's purelib/platlib and the user
-    site), and the stdlib plus every site directory that is not one of those."""
+    site), and the stdlib plus every site directory that is not one of those.
+
+    Every directory is judged by its real path.  The scheme's own purelib/platlib
+    are carved out of the protected directories (on most builds ``site-packages``
+    lives inside the standard library directory); the user site is not: one that
+    resolves into the standard library or a distro directory (``PYTHONUSERBASE=/usr``,
+    a user site linked to ``/usr/lib/python3/dist-packages``) is theirs, not the
+    installer's, unless it resolves into the scheme's own directories."""
     import site  # stdlib: loaded at startup, unless -S (then deferred to here)
 
     paths = scheme_paths()
-    own = [paths.get("purelib"), paths.get("platlib")]
-    try:
-        own.append(site.getusersitepackages())
-    except AttributeError:  # an old virtualenv's site.py
-        pass
-    own = [os.path.realpath(d) for d in own if d]
+    scheme_own = _reals([paths.get("purelib"), paths.get("platlib")])
     candidates = [paths.get("stdlib"), paths.get("platstdlib")]
     try:
         candidates.extend(site.getsitepackages())
     except AttributeError:  # an old virtualenv's site.py
         pass
     protected = []
-    for d in candidates:
-        real = os.path.realpath(d) if d else None
-        if real and real not in own and real not in protected and _under(real, own) is None:
+    for real in _reals(candidates):
+        if real not in protected and _under(real, scheme_own) is None:
             protected.append(real)
+    own = list(scheme_own)
+    try:
+        user = site.getusersitepackages()
+    except AttributeError:  # an old virtualenv's site.py
+        user = None
+    for real in _reals([user]):
+        if real not in own and (_under(real, scheme_own) is not None
+                                or _under(real, protected) is None):
+            own.append(real)
     return own, protected
+
+
+def _reals(paths):
+    """The real paths of ``paths`` (None and empty ones left out), in order, once each."""
+    out = []
+    for d in paths:
+        real = os.path.realpath(d) if d else None
+        if real and real not in out:
+            out.append(real)
+    return out
 
 
 def own_dirs():
@@ -67,7 +87,7 @@ def judge(paths):
             continue
         mine = _under(real, own)
         theirs = _under(real, protected)
-        if theirs is not None and mine is None:
+        if theirs is not None and not _inside(mine, theirs):
             return "protected", theirs
         if mine is not None and found[0] is None:
             found = ("interpreter", mine)
@@ -83,10 +103,20 @@ def change_root(root, path):
 
 
 def _under(path, roots):
+    """The deepest of ``roots`` that is ``path`` or holds it, or None."""
+    found = None
     for root in roots:
-        if path == root or path.startswith(root + os.sep):
-            return root
-    return None
+        if (path == root or path.startswith(root + os.sep)) and (
+                found is None or len(root) > len(found)):
+            found = root
+    return found
+
+
+def _inside(mine, theirs):
+    """An own directory ``mine`` carves a path out of the protected ``theirs`` when it
+    lies inside it (``site-packages`` in the standard library directory), not when it
+    holds it (a user site that resolves to ``/usr/lib`` holds the standard library)."""
+    return mine is not None and mine != theirs and mine.startswith(theirs + os.sep)
 
 
 def protected_root(path, ancestors=False):
@@ -101,11 +131,11 @@ def protected_root(path, ancestors=False):
     except (OSError, TypeError, ValueError):  # not a path
         return None
     root = _under(real, _state["protected"])
-    if root is not None and _under(real, _state["own"]) is not None:
+    if root is not None and _inside(_under(real, _state["own"]), root):
         root = None
     if root is None and ancestors:
         for protected in _state["protected"]:
-            if protected.startswith(real + os.sep) and _under(real, _state["own"]) is None:
+            if protected.startswith(real + os.sep):
                 return protected
     return root
 
