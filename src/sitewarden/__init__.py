@@ -190,11 +190,15 @@ def activate():
 
 
 def _swallowed(skipped):
-    """Fail open, saying so to whoever asks (SITEWARDEN_DEBUG): see ``failopen``."""
+    """Fail open, saying so to whoever asks (SITEWARDEN_DEBUG): see ``failopen``.  Every
+    broad handler of the runtime calls this from its ``except`` block."""
     try:
         from .failopen import swallowed  # only once a failure is swallowed
     except ImportError:  # the runtime is damaged: say that much, and only when asked
-        if __import__("os").environ.get("SITEWARDEN_DEBUG", "0") not in ("", "0"):
+        value = __import__("os").environ.get("SITEWARDEN_DEBUG", "").strip().lower()
+        if value == "raise":
+            raise
+        if value not in ("", "0", "n", "no", "f", "false", "off"):  # failopen.FALSE_VALUES
             sys.stderr.write("sitewarden: debug: %s skipped, and sitewarden/failopen.py "
                              "cannot be imported\n" % (skipped,))
         return
