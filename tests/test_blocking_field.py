@@ -15,6 +15,7 @@ from typing import Optional
 import pytest
 
 from harness import pip_dir, unpacked, wheel
+from harness.environ import FAIL_OPEN
 from harness.guarded import guarded_params
 from harness.inputs import input_params, per_input_python
 
@@ -430,7 +431,8 @@ def test_damaged_runtime_keeps_programs_working_and_refuses_installs(damaged_pyt
 
 def _damaged_runtime(t, rel: str, wheelhouse) -> list:
     """Delete ``rel`` from ``t``'s deployed runtime, try programs, installs and
-    ``status``, repair (``sitewarden install``): the failures."""
+    ``status``, repair (``sitewarden install``): the failures.  Programs run as users
+    run them (``FAIL_OPEN``): the damage is on purpose, the strict mode would raise it."""
     scripts = t.tmp / "scripts"
     failures = []
     path = _runtime_file(t, rel)
@@ -441,23 +443,23 @@ def _damaged_runtime(t, rel: str, wheelhouse) -> list:
     t.root("import glob, os, sys\nfor p in glob.glob(sys.argv[1]): os.unlink(p)",
            str(cache / (path.stem + ".*")))
     for version in pips(t, NEW_PIP):
-        proc = pip(t, version, "list")
+        proc = pip(t, version, "list", env=FAIL_OPEN)
         if proc.returncode != 0 or "Traceback" in proc.stderr:
             failures.append((rel, version, "pip list", proc.stdout + proc.stderr))
-        proc = pip(t, version, "install", *offline(wheelhouse, "six"))
+        proc = pip(t, version, "install", *offline(wheelhouse, "six"), env=FAIL_OPEN)
         lines = [ln for ln in proc.stderr.splitlines() if "sitewarden" in ln]
         if (proc.returncode != 1 or "Traceback" in proc.stderr or len(lines) != 1
                 or rel.rpartition("/")[2] not in lines[0]
                 or "sitewarden install" not in lines[0] or local_names(t)):
             failures.append((rel, version, "pip install", proc.returncode, proc.stderr))
-    proc = t.run([t.executable, str(scripts / "main.py")])
+    proc = t.run([t.executable, str(scripts / "main.py")], env=FAIL_OPEN)
     if proc.returncode != 0 or "script ran 1" not in proc.stdout or "Traceback" in proc.stderr:
         failures.append((rel, "script", proc.stdout + proc.stderr))
-    proc = t.python("-m", "ensurepip")
+    proc = t.python("-m", "ensurepip", env=FAIL_OPEN)
     if proc.returncode != 1 or "Traceback" in proc.stderr or "sitewarden install" not in \
             proc.stderr:
         failures.append((rel, "ensurepip", proc.returncode, proc.stderr[-2000:]))
-    proc = t.cli("status", "--python", t.executable)
+    proc = t.cli("status", "--python", t.executable, env=FAIL_OPEN)
     if "incomplete" not in proc.stdout or rel not in proc.stdout:
         failures.append((rel, "status", proc.stdout + proc.stderr))
     t.install()  # the fix the message names

@@ -128,12 +128,12 @@ def file_names(directory):
     thousands of files is listed once per process, not twice.  ``os.listdir``
     where there is no such finder."""
     try:
+        external = sys.modules["_frozen_importlib_external"]  # loaded at startup
         cache = sys.path_importer_cache
         finder = cache.get(directory)
         if finder is None and directory not in cache:
-            external = sys.modules["_frozen_importlib_external"]  # loaded at startup
             finder = external.PathFinder._path_importer_cache(directory)
-        if finder is not None:
+        if isinstance(finder, external.FileFinder):  # a zip's importer keeps no listing
             finder.find_spec("__sitewarden__")  # fills its cache if the directory changed
             names = finder._path_cache
             if isinstance(names, set):
