@@ -104,7 +104,7 @@ def _watched(fullname, path, target):
                     try:
                         _call(name, sys.modules[__name__])
                     except Exception:
-                        _swallowed("the shadow and sys.path watches (%s)" % name)
+                        _swallowed("the watches (%s)" % name)
                 hook = HOOKS.get(fullname)  # the watch may have armed this very import
             if path is None and _checks and "." not in fullname:
                 for check in _checks:
@@ -185,22 +185,18 @@ def activate():
         sys.meta_path.insert(0, finder)
         return finder
     except Exception:
-        _swallowed("the guard's activation")
+        _swallowed("activation")
         return None
 
 
 def _swallowed(skipped):
-    """Fail open, saying so to whoever asks (SITEWARDEN_DEBUG): see ``failopen``.  Every
-    broad handler of the runtime calls this from its ``except`` block."""
+    # The one way the runtime fails open (failopen: SITEWARDEN_DEBUG); every broad
+    # handler calls it from its except block.  No docstring: every start loads this.
     try:
         from .failopen import swallowed  # only once a failure is swallowed
-    except ImportError:  # the runtime is damaged: say that much, and only when asked
-        value = __import__("os").environ.get("SITEWARDEN_DEBUG", "").strip().lower()
-        if value == "raise":
-            raise
-        if value not in ("", "0", "n", "no", "f", "false", "off"):  # failopen.FALSE_VALUES
-            sys.stderr.write("sitewarden: debug: %s skipped, and sitewarden/failopen.py "
-                             "cannot be imported\n" % (skipped,))
+    except ImportError:  # damaged: installs refuse, and status names the missing file
+        if __import__("os").environ.get("SITEWARDEN_DEBUG", "0") not in ("", "0"):
+            sys.stderr.write("sitewarden: debug: no failopen.py; skipped: %s\n" % skipped)
         return
     swallowed(skipped, 2)
 
