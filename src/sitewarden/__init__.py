@@ -66,7 +66,7 @@ __all__ = ("SitewardenWarning", "ShadowWarning", "PathWarning", "ExternallyManag
 
 
 def _call(target, *args):
-    """Call ``"module:function"`` inside sitewarden, importing it now."""
+    # Call ``"module:function"`` inside sitewarden, importing it now.
     module, _, function = target.partition(":")
     return getattr(__import__("sitewarden." + module, fromlist=[function]), function)(*args)
 
@@ -86,7 +86,7 @@ def _find_spec(fullname, path=None, target=None):
 
 
 def _watched(fullname, path, target):
-    """Watch an import; return None, or another finder's spec with a hook attached."""
+    # Watch an import; return None, or another finder's spec with a hook attached.
     global _started, find_spec
     # _thread is built in and loaded at startup; threading is not (gevent needs that).
     thread = sys.modules.get("_thread")
@@ -138,9 +138,10 @@ def _watched(fullname, path, target):
 
 
 def _site_running():
-    """Still starting: ``site`` is still executing (``.pth`` files, sitecustomize,
-    usercustomize: importlib flags a module while it initialises), or no Python code
-    called the import (3.13 imports ``linecache`` for ``-c`` from C)."""
+    # Still starting: ``site`` is still executing (``.pth`` files, sitecustomize,
+    # usercustomize: importlib flags a module while it initialises), or no Python code
+    # called the import (3.13 imports ``linecache`` for ``-c`` from C).  Private
+    # functions here say why in comments: every start unmarshals a docstring.
     spec = getattr(sys.modules.get("site"), "__spec__", None)
     if getattr(spec, "_initializing", False) is True:
         return True
