@@ -85,15 +85,45 @@ def test_top_level_is_what_runs_at_every_start():
 
 
 def test_every_module_named_by_a_string_resolves():
-    """``HOOKS`` is keyed by the module an installer imports; its values name code."""
+    """``HOOKS`` is the one table of the installers' modules, each -> ``"hook [starts]
+    [entry ...]"``: its hooks (and ``STARTED_HOOKS``) name code, its entries name a
+    method (``Class.method``) or a function, and the installers importable here (pip,
+    ensurepip) have them.  Detection adds callables at run time only."""
     import importlib
 
     import sitewarden
 
-    for watched, target in sitewarden.HOOKS.items():
+    def resolves(target):
         module, _, function = target.partition(":")
-        assert callable(getattr(importlib.import_module("sitewarden." + module), function)), (
-            watched, target)
+        return callable(getattr(importlib.import_module("sitewarden." + module), function))
+
+    assert all(resolves(target) for target in sitewarden.STARTED_HOOKS)
+    assert sitewarden.HOOKS and all(isinstance(v, str) for v in sitewarden.HOOKS.values())
+    starting = []
+    for watched, value in sitewarden.HOOKS.items():
+        target, *entries = value.split()
+        assert resolves(target), (watched, target)
+        if entries[:1] == ["starts"]:
+            entries = entries[1:]
+            starting.append(watched)
+            assert entries, "%s starts an install: what does a damaged runtime disarm?" % watched
+        for entry in entries:
+            owner, _, name = entry.rpartition(".")
+            assert name.isidentifier() and (not owner or owner.isidentifier()), (watched, entry)
+            if watched.partition(".")[0] in ("pip", "ensurepip") and _findable(watched):
+                module = importlib.import_module(watched)
+                assert callable(getattr(getattr(module, owner) if owner else module, name)), (
+                    watched, entry)
+    assert "ensurepip" in starting and "distutils.command.install" not in starting  # for paths
+
+
+def _findable(name):
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a parent package is missing (pip 9's layout)
+        return False
 
 
 @pytest.mark.parametrize("path", runtime_modules())

@@ -5,6 +5,8 @@ Once started, the finder passes every import whose name is not a key of
 re-entrancy bookkeeping, no check list): the shadow index, the standard-library
 shadow watch and the installer hooks must therefore all be keys of that one
 dict, and nothing else may reach the watch.  Measured in benchmarks/ (imports).
+The installers' modules are written in it (``"hook [starts] [entry ...]"``);
+detection adds the functions it watches with (``sitewarden._watch_module``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ PROBE = textwrap.dedent("""
     s._watched = real
     import json
     hooks = s.HOOKS
+    def named(hook):  # a function detection registered: its module and name
+        return hook if isinstance(hook, str) else hook.__module__ + ":" + hook.__name__
     print(json.dumps({
         "before_start": before,
         "fast": s.find_spec is s._find_spec,
@@ -39,7 +43,7 @@ PROBE = textwrap.dedent("""
         "index_values": [hooks.get(n) for n in ("wt_shadowed", "wt_distro", "wt_pkg")],
         "plain_in_hooks": "wt_plain" in hooks,
         "installer_hooks": [hooks[n] for n in ("pip._internal.commands.install", "ensurepip")],
-        "stdlib_hook": hooks.get("colorsys"),
+        "stdlib_hook": named(hooks.get("colorsys")),
         "busy": sorted(s._busy),
     }))
 """)
@@ -71,8 +75,8 @@ def test_watched_names_are_one_table(interp, guarded, tmp_path):
     assert facts["index_values"] == [None, None, None]
     assert facts["plain_in_hooks"] is False
     install, ensurepip = facts["installer_hooks"]
-    assert install.endswith("pip_guard:on_install_module")
-    assert ensurepip.endswith("ensurepip_guard:on_module")
-    assert facts["stdlib_hook"].endswith("pathcheck:on_stdlib_loaded")
+    assert install == "guard.pip_guard:on_install_module starts InstallCommand.run"
+    assert ensurepip == "guard.ensurepip_guard:on_module starts bootstrap _bootstrap"
+    assert facts["stdlib_hook"] == "sitewarden.detect.pathcheck:on_stdlib_loaded"
     assert facts["busy"] == []
     assert "'wt_shadowed'" in proc.stderr and "ShadowWarning" in proc.stderr

@@ -19,25 +19,47 @@ __version__ = "0.1.0"
 #: The entry point named by ``sitewarden.start`` and ``sitewarden.pth``; never renamed.
 ENTRY_POINT = "sitewarden:activate"
 
-#: Every watched module name -> the ``module:function`` in this package that patches
-#: the module once it executed (see ``patching``): the installer hooks below, the
-#: standard-library names shadowed ahead of the standard library (``pathcheck``); or
-#: None: a name of the shadow index, checked before it is imported (``_watch``).
+#: Every watched module name -> its hook.  Written here: the installers' modules, the one
+#: place that names them, each -> ``"hook [starts] [entry ...]"`` (one string: a tuple
+#: per module costs every start some 13,000 instructions more, benchmarks/):
+#:   ``hook``, the ``module:function`` in this package that patches the module once it
+#:   executed (``guard/hooked.py`` imports it then: named, so that startup imports no
+#:   guard module);
+#:   ``starts``, when importing the module starts an install (rather than reading paths,
+#:   as pip does with ``distutils.command.install``): without ``guard/hooked.py`` the
+#:   finder refuses that import itself;
+#:   ``entry``, what a damaged runtime makes refuse in the module: a class's method
+#:   (``InstallCommand.run``) or a function (``bootstrap``); with none, it imports the
+#:   module untouched.
+#: Added at run time by detection: through ``_watch_module``, a callable (the
+#: standard-library names shadowed ahead of the standard library, ``pathcheck``; the
+#: duplicated submodules of a namespace package, ``shadowing``); or None, a name of the
+#: shadow index, checked before it is imported (``_watch``).
 HOOKS = {
-    "pip.commands.install": "guard.pip_guard:on_install_module",  # pip 9
-    "pip.commands.uninstall": "guard.pip_guard:on_uninstall_module",
+    "pip.commands.install":  # pip 9
+        "guard.pip_guard:on_install_module starts InstallCommand.run",
+    "pip.commands.uninstall": "guard.pip_guard:on_uninstall_module starts UninstallCommand.run",
     "pip.utils": "guard.pip_guard:on_misc_module",
-    "pip._internal.commands.install": "guard.pip_guard:on_install_module",  # pip 10+
-    "pip._internal.commands.uninstall": "guard.pip_guard:on_uninstall_module",
+    "pip._internal.commands.install":  # pip 10+
+        "guard.pip_guard:on_install_module starts InstallCommand.run",
+    "pip._internal.commands.uninstall":
+        "guard.pip_guard:on_uninstall_module starts UninstallCommand.run",
     "pip._internal.utils.misc": "guard.pip_guard:on_misc_module",
     "pip._internal.req.req_uninstall": "guard.pip_guard:on_req_uninstall_module",
-    "ensurepip": "guard.ensurepip_guard:on_module",
-    "setuptools.command.develop": "guard.setuptools_guard:on_develop_module",
-    "setuptools.command.easy_install": "guard.setuptools_guard:on_easy_install_module",
-    "distutils.command.install": "guard.setuptools_guard:on_install_module",
-    "setuptools._distutils.command.install": "guard.setuptools_guard:on_install_module",
-    "installer._core": "guard.installer_guard:on_core_module",
+    "ensurepip": "guard.ensurepip_guard:on_module starts bootstrap _bootstrap",
+    "setuptools.command.develop": "guard.setuptools_guard:on_develop_module starts develop.run",
+    "setuptools.command.easy_install":
+        "guard.setuptools_guard:on_easy_install_module starts easy_install.run",
+    "distutils.command.install": "guard.setuptools_guard:on_install_module install.run",
+    "setuptools._distutils.command.install": "guard.setuptools_guard:on_install_module "
+                                             "install.run",
+    "installer._core": "guard.installer_guard:on_core_module starts install",
 }
+
+#: The one way detection watches a module: ``_watch_module(name, after)``, and
+#: ``after(module)`` runs once module ``name`` executed; a name already watched keeps
+#: its hook.  ``HOOKS.setdefault`` itself: a function would cost every start.
+_watch_module = HOOKS.setdefault
 
 #: Called with this module once, at the first import after startup.
 STARTED_HOOKS = ["_watch:started"]
@@ -123,10 +145,8 @@ def _watched(fullname, path, target):
             except ImportError as exc:
                 if getattr(exc, "name", None) != __name__ + ".guard.hooked":
                     raise
-                if not (fullname in ("ensurepip", "installer._core") or fullname.endswith((
-                        "commands.install", "commands.uninstall", "command.develop",
-                        "command.easy_install"))):
-                    return None  # not an installer's command (or imported for paths)
+                if type(hook) is not str or hook.split()[1:2] != ["starts"]:
+                    return None  # its import starts no install (see HOOKS)
                 site = __file__.rpartition("/")[0].rpartition("/")[0]
                 raise SystemExit("sitewarden: error: the guard deployed in %s is damaged "
                                  "(sitewarden/guard/hooked.py is missing): installs are refused; "

@@ -8,7 +8,7 @@ metadata or ``packaging``) because every guarded process pays for it:
 - foreign entries (another interpreter's directories) are recognised by their
   names alone and warned about right away (``pathcheck``);
 - the standard-library names present in the entries ahead of the standard
-  library (one ``os.scandir`` each) are watched through ``sitewarden.HOOKS``,
+  library (one ``os.scandir`` each) are watched (``sitewarden._watch_module``),
   checked after such a module executed (``pathcheck.on_stdlib_loaded``);
 - the top-level names of the directories that may be distro-owned
   (:func:`distro_candidates`, one ``os.scandir`` each) form the shadow index;

@@ -19,7 +19,7 @@ entry at the first import after startup (``sys.path`` is complete then), a
 shadowed standard library module when it is actually imported from the
 shadowing entry (or already was, while ``site`` ran).  The standard-library
 names present in the entries ahead of the standard library (one
-``os.scandir`` per such entry) are watched through ``sitewarden.HOOKS``: no
+``os.scandir`` per such entry) are watched (``sitewarden._watch_module``): no
 per-import cost beyond the dict lookup the finder makes anyway.
 ``layout`` (the exact classification) is loaded only to word a warning and
 for ``check``: watching costs this module, ``emit`` and ``shadowing``.
@@ -28,7 +28,7 @@ for ``check``: watching costs this module, ``emit`` and ``shadowing``.
 import os
 import sys
 
-from .. import HOOKS, _swallowed, pathfacts
+from .. import _swallowed, _watch_module, pathfacts
 from . import emit
 from .records import Finding
 from .specs import copy_path, find_in, is_regular, same_file
@@ -145,8 +145,8 @@ def watch_stdlib(names, ahead):
     # before: showing a warning imports linecache -> tokenize -> re -> enum, which
     # must not import a shadowing ``enum`` a second time in the middle of its import.
     for name in names:
-        if name not in sys.modules and HOOKS.get(name) is None:  # None: no post-exec hook
-            HOOKS[name] = "detect.pathcheck:on_stdlib_loaded"
+        if name not in sys.modules:
+            _watch_module(name, on_stdlib_loaded)
 
 
 def _source_of(entry):

@@ -16,9 +16,9 @@ Namespace packages: a namespace portion is not shadowing; a real module
 inside one that is duplicated earlier is (``lazr.uri`` when a local
 ``lazr/uri`` exists).  When a namespace name from the index is imported, the
 duplicated real submodules are found (scandir of the distro portion,
-``find_spec`` in the earlier portions) and watched through
-``sitewarden.HOOKS``; when one of them has executed, where it came from
-decides.
+``find_spec`` in the earlier portions) and watched
+(``sitewarden._watch_module``); when one of them has executed, where it came
+from decides.
 
 This module is all that an import of a name in the index loads (with ``emit``)
 when it shadows nothing; a case that does shadow is built and worded by
@@ -30,7 +30,7 @@ metadata is shadowed, every violated requirement.
 import os
 import sys
 
-from .. import HOOKS, _swallowed, pathfacts
+from .. import _swallowed, _watch_module, pathfacts
 from . import emit
 from .specs import find_in, is_regular, pkgutil_style, portion, same_file
 
@@ -141,8 +141,7 @@ def _watch_namespace(name, before, distro_portions):
                 bspec = find_in(full, portion(bentry, name))
                 if is_regular(bspec):
                     _state["watch"][full] = ((bindex, bentry), (dindex, dentry, dspec))
-                    if HOOKS.get(full) is None:  # None: a shadow-index name
-                        HOOKS[full] = "detect.shadowing:on_watched_module"
+                    _watch_module(full, on_watched_module)
                     break
 
 

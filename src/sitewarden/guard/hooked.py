@@ -5,14 +5,15 @@ For every name in ``sitewarden.HOOKS`` that an import asks for, the finder (in
 file is missing) calls :func:`spec`.  It asks the other finders for the real
 spec and wraps its loader, so that code runs once the module executed:
 
-- an intact runtime runs the module's hook (``"module:function"``, e.g.
-  ``guard.pip_guard:on_install_module``), which patches it (``patching.wrap_once``);
+- an intact runtime runs the module's hook: the installer table's
+  ``"module:function"`` (e.g. ``guard.pip_guard:on_install_module``, which patches
+  the module with ``patching.wrap_once``), or the function detection registered;
 - a damaged one (a file of its manifest missing: checked once, against
   ``sitewarden/_deployment.json``, written by ``sitewarden install``) patches
   nothing it cannot trust: imports that only feed warnings or rule 2 proceed
-  untouched, and the entry points of installers refuse with one line naming
-  the damage and the fix.  A runtime without a manifest and without a startup
-  hook beside it (a source checkout) is trusted.
+  untouched, and the entry points of installers (those the table names)
+  refuse with one line naming the damage and the fix.  A runtime without a
+  manifest and without a startup hook beside it (a source checkout) is trusted.
 
 Nothing but ``os``, ``sys`` and the package itself is imported: this module must
 work when any other one is missing, so the loader wrapping lives here too.
@@ -25,22 +26,6 @@ import os
 import sys
 
 from .. import _call
-
-#: Modules whose import starts an installer: refused when the runtime is damaged.
-#: Every other hooked module (pip's ``is_local``, the standard-library watch...)
-#: is imported untouched.
-INSTALLERS = {
-    "pip.commands.install": ("InstallCommand",),
-    "pip.commands.uninstall": ("UninstallCommand",),
-    "pip._internal.commands.install": ("InstallCommand",),
-    "pip._internal.commands.uninstall": ("UninstallCommand",),
-    "ensurepip": (),
-    "setuptools.command.develop": ("develop",),
-    "setuptools.command.easy_install": ("easy_install",),
-    "distutils.command.install": ("install",),
-    "setuptools._distutils.command.install": ("install",),
-    "installer._core": (),
-}
 
 _state = {"damage": None}
 
@@ -109,14 +94,24 @@ def _say(problem):
 
 def spec(finder, fullname, path, target, hook):
     """The finder's answer for a hooked module: the real spec, hooked (intact
-    runtime), refusing (damaged, an installer) or untouched (damaged, anything else)."""
+    runtime), refusing (damaged, an installer) or untouched (damaged, anything else).
+
+    ``hook`` is ``finder.HOOKS[fullname]``: the installer table's string,
+    ``"module:function [starts] [entry ...]"`` (see ``sitewarden.HOOKS``), or the
+    callable detection registered (``sitewarden._watch_module``).
+    """
+    entries = ()
+    if isinstance(hook, str):
+        hook, *entries = hook.split()
+        if entries[:1] == ["starts"]:
+            entries = entries[1:]  # only the finder's last resort needs to know
     problem = damage()
     if not problem:
         return with_hook(_real_spec(finder, fullname, path, target), hook)
-    if fullname not in INSTALLERS:
+    if not entries:
         return None
     return with_hook(_real_spec(finder, fullname, path, target),
-                     lambda module: disarm(module, fullname, problem))
+                     lambda module: disarm(module, fullname, entries, problem))
 
 
 def _real_spec(finder, fullname, path, target):
@@ -164,7 +159,8 @@ def with_hook(spec, after):
 
 
 def _named(name):
-    """A ``HOOKS`` value, ``"module:function"``, run through sitewarden's one resolver."""
+    """An installer table hook, ``"module:function"``, run through sitewarden's one
+    resolver."""
 
     def after(module):
         return _call(name, module)
@@ -197,8 +193,9 @@ class _HookedLoader:
         return getattr(self._sitewarden_loader, name)
 
 
-def disarm(module, fullname, problem):
-    """Make the installer entry points of ``module`` refuse (print :func:`line`)."""
+def disarm(module, fullname, entries, problem):
+    """Make the installer ``entries`` of ``module`` (``"Class.method"`` or
+    ``"function"``, from ``sitewarden.HOOKS``) refuse: print :func:`line`."""
 
     def refuse_run(self, *args, **kwargs):
         _say(problem)
@@ -210,13 +207,11 @@ def disarm(module, fullname, problem):
         _say(problem)
         raise SystemExit(1)
 
-    for name in INSTALLERS.get(fullname, ()):
-        cls = getattr(module, name, None)
-        if cls is not None:
-            cls.run = refuse_run
-    if fullname == "ensurepip":
-        for name in ("bootstrap", "_bootstrap"):
-            if hasattr(module, name):
-                setattr(module, name, refuse)
-    elif fullname == "installer._core":
-        module.install = refuse
+    for entry in entries:
+        owner, _, name = entry.rpartition(".")
+        if owner:
+            cls = getattr(module, owner, None)
+            if cls is not None:
+                setattr(cls, name, refuse_run)
+        elif hasattr(module, name):
+            setattr(module, name, refuse)
