@@ -149,3 +149,18 @@ def test_nothing_outside_cli_imports_the_cli():
             if isinstance(node, ast.Constant) and node.value in named:
                 upward.append("%s -> %r (line %d)" % (name, node.value, node.lineno))
     assert not upward, "imports of the CLI from outside cli/:\n" + "\n".join(upward)
+
+
+#: The most lines a module of sitewarden's may have: past it, a module holds more than one
+#: concern, and is split by concern (``cli/deploy``: ``fileops``, ``bytecode``,
+#: ``sitecustomize_block``; ``detect/distinfo``: ``metadata``).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_600_lines():
+    long = ["%s: %d lines" % (path.relative_to(PACKAGE.parent), n)
+            for path in sorted(PACKAGE.rglob("*.py")) if "_vendor" not in path.parts
+            for n in [len(path.read_text(encoding="utf-8").splitlines())]
+            if n > MAX_MODULE_LINES]
+    assert not long, "modules over %d lines (split them by concern):\n%s" % (
+        MAX_MODULE_LINES, "\n".join(long))

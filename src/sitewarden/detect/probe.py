@@ -82,7 +82,7 @@ _RUNTIME = {
     "facts": ("guard.marker", "pathfacts") + _STDLIB_NAMES,
     "check": ("guard.marker", "detect.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
-              "detect.distinfo", "detect.plainversion", "detect.specs", "detect.emit",
+              "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
