@@ -1,4 +1,5 @@
-"""The CLI's JSON (``sitewarden.cli.jsontext``) is the json module's, byte for byte, and
+"""The JSON sitewarden writes (``sitewarden.detect.jsonout``, the probe's and the CLI's) and
+reads (``sitewarden.cli.jsontext``, the CLI's) is the json module's, byte for byte, and
 ``check``'s CLI process imports neither ``json`` nor ``re``, ``pathlib``, ``argparse``,
 ``subprocess`` (its import budget; speed itself is measured in benchmarks/)."""
 
@@ -11,7 +12,8 @@ import packaging
 import pytest
 
 import sitewarden
-from sitewarden.cli.jsontext import dumps, loads
+from sitewarden.cli.jsontext import loads
+from sitewarden.detect.jsonout import dumps
 
 SAMPLES = [
     {}, [], "", 0, None, True, {"a": []}, {"b": {}, "a": [1, -2, 2.5, None, True, False]},
@@ -67,8 +69,8 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     assert lines[0].split() == []
     # Detection runs in the target (the probe); the CLI builds its own findings with
     # records.finding, never importing the collectors (check, layout, shadowscan...).
-    assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.probe",
-                                "sitewarden.detect.records"]
+    assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.jsonout",
+                                "sitewarden.detect.probe", "sitewarden.detect.records"]
 
 
 @pytest.mark.parametrize("argv, plain", [

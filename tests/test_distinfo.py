@@ -13,31 +13,31 @@ import zipfile
 import pytest
 
 from harness import make_dist
-from sitewarden.detect import distinfo
+from sitewarden.detect import distinfo, metadata
 
 
 def test_canonicalize_and_name_variants():
-    assert distinfo.canonicalize("ruamel.yaml") == distinfo.canonicalize("ruamel_yaml") == \
+    assert metadata.canonicalize("ruamel.yaml") == metadata.canonicalize("ruamel_yaml") == \
         "ruamel-yaml"
-    assert distinfo.canonicalize("PyYAML") == distinfo.canonicalize("pyyaml") == "pyyaml"
-    assert distinfo.canonicalize("  Foo__Bar--baz ") == "foo-bar-baz"
-    assert "yaml" in distinfo.name_variants("PyYAML")
-    assert "dateutil" in distinfo.name_variants("python-dateutil")
-    assert "openssl" in distinfo.name_variants("pyOpenSSL")
+    assert metadata.canonicalize("PyYAML") == metadata.canonicalize("pyyaml") == "pyyaml"
+    assert metadata.canonicalize("  Foo__Bar--baz ") == "foo-bar-baz"
+    assert "yaml" in metadata.name_variants("PyYAML")
+    assert "dateutil" in metadata.name_variants("python-dateutil")
+    assert "openssl" in metadata.name_variants("pyOpenSSL")
 
 
 def test_requires_txt_sections_become_markers():
     text = ("requests>=2\n\n[:python_version < \"3.8\"]\nimportlib-metadata\n\n"
             "[Socks_Proxy]\nPySocks>=1.5.6\n\n[ssh:sys_platform == \"linux\"]\nparamiko\n"
             "# comment\n")
-    assert distinfo.requires_txt_to_requirements(text) == [
+    assert metadata.requires_txt_to_requirements(text) == [
         "requests>=2",
         'importlib-metadata ; (python_version < "3.8")',
         'PySocks>=1.5.6 ; extra == "socks-proxy"',
         'paramiko ; (sys_platform == "linux") and extra == "ssh"',
     ]
-    assert distinfo.requires_txt_to_requirements("") == []
-    assert distinfo.requires_txt_to_requirements(None) == []
+    assert metadata.requires_txt_to_requirements("") == []
+    assert metadata.requires_txt_to_requirements(None) == []
 
 
 @pytest.mark.parametrize("requirement, version, status", [
@@ -58,15 +58,15 @@ def test_requires_txt_sections_become_markers():
     ("foo; python_version >", "1.0", "unparsable"),
 ])
 def test_check_requirement(requirement, version, status):
-    assert distinfo.check_requirement(requirement, version)[0] == status
+    assert metadata.check_requirement(requirement, version)[0] == status
 
 
 def test_compare_versions():
-    assert distinfo.compare_versions("3.0.1", "3.0.9") == "older"
-    assert distinfo.compare_versions("6.0.2", "6.0") == "newer"
-    assert distinfo.compare_versions("6.0", "6.0.0") == "same"
-    assert distinfo.compare_versions("1.16.0-unknown", "1.17.0") == "cannot compare"
-    assert distinfo.compare_versions("1:2.0", "1:2.0") == "same"
+    assert metadata.compare_versions("3.0.1", "3.0.9") == "older"
+    assert metadata.compare_versions("6.0.2", "6.0") == "newer"
+    assert metadata.compare_versions("6.0", "6.0.0") == "same"
+    assert metadata.compare_versions("1.16.0-unknown", "1.17.0") == "cannot compare"
+    assert metadata.compare_versions("1:2.0", "1:2.0") == "same"
 
 
 def test_dist_info_metadata(tmp_path):

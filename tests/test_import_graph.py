@@ -127,3 +127,44 @@ def test_function_local_imports_are_few_and_say_why():
     silent = ["%s:%d: %s" % (p.relative_to(PACKAGE.parent), n, line.strip())
               for p, n, line in found if "#" not in line]
     assert not silent, "function-local imports without a reason comment:\n" + "\n".join(silent)
+
+
+def _in_cli(module: str) -> bool:
+    """Is ``module`` the command line's (``cli/`` or ``__main__``, which only the CLI runs)?"""
+    return module in ("sitewarden.__main__", "sitewarden.cli") or module.startswith(
+        "sitewarden.cli.")
+
+
+def test_nothing_outside_cli_imports_the_cli():
+    """The arrows point down: the runtime, the guards and detection (which runs inside a
+    target, from the probe) never import ``cli/``, at module level or in a function, nor
+    by a name written as a string (``__import__("sitewarden." + name)``); the CLI may
+    import them."""
+    graph = import_graph()
+    upward = ["%s -> %s" % (name, target) for name, targets in sorted(graph.items())
+              if not _in_cli(name) for target in sorted(targets) if _in_cli(target)]
+    cli = {name for name in graph if _in_cli(name)}
+    # Dotted names only: "cli" or "__main__" alone name no module of sitewarden's.
+    named = cli | {name.partition(".")[2] for name in cli if name.count(".") > 1}
+    for name, path in _modules().items():
+        if _in_cli(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in named:
+                upward.append("%s -> %r (line %d)" % (name, node.value, node.lineno))
+    assert not upward, "imports of the CLI from outside cli/:\n" + "\n".join(upward)
+
+
+#: The most lines a module of sitewarden's may have: past it, a module holds more than one
+#: concern, and is split by concern (``cli/deploy``: ``fileops``, ``bytecode``,
+#: ``sitecustomize_block``; ``detect/distinfo``: ``metadata``).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_600_lines():
+    long = ["%s: %d lines" % (path.relative_to(PACKAGE.parent), n)
+            for path in sorted(PACKAGE.rglob("*.py")) if "_vendor" not in path.parts
+            for n in [len(path.read_text(encoding="utf-8").splitlines())]
+            if n > MAX_MODULE_LINES]
+    assert not long, "modules over %d lines (split them by concern):\n%s" % (
+        MAX_MODULE_LINES, "\n".join(long))

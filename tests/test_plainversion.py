@@ -1,8 +1,8 @@
 """The packaging-free fast path for plain versions agrees with ``packaging`` wherever it answers.
 
-``sitewarden.plainversion`` answers only for plain releases and simple
-requirements and returns None for the rest; these properties hold it to
-``packaging``'s own answers on generated and arbitrary inputs.
+The ``plain_`` functions of ``sitewarden.detect.metadata`` answer only for plain
+releases and simple requirements and return None for the rest; these properties hold them
+to ``packaging``'s own answers on generated and arbitrary inputs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from sitewarden.detect import plainversion
+from sitewarden.detect import metadata
 
 OPS = ["~=", "==", "!=", "<=", ">=", "<", ">", "===", "=", "=>", ""]
 
@@ -46,7 +46,7 @@ def _packaging_contains(spec_text, version):
 @given(plain, plain)
 def test_compare_agrees(a, b):
     va, vb = Version(a), Version(b)
-    assert plainversion.compare(a, b) == (va > vb) - (va < vb)
+    assert metadata.plain_compare(a, b) == (va > vb) - (va < vb)
 
 
 @settings(max_examples=600, deadline=None)
@@ -60,12 +60,12 @@ def test_compare_agrees(a, b):
 @example(">=1,>=1", "1")
 @example("~=0.0,==0,==00", "0")  # one clause for ==0 and ==00, the first written
 def test_specifiers_agree_where_answered(spec_text, version):
-    parsed = plainversion.parse_specifiers(spec_text)
+    parsed = metadata.plain_specifiers(spec_text)
     if parsed is None:
         return
     expected = SpecifierSet(spec_text)  # what it accepts, packaging accepts
-    assert plainversion.specifier_text(parsed) == str(expected)
-    assert plainversion.contains(parsed, version) == _packaging_contains(spec_text, version)
+    assert metadata.plain_specifier_text(parsed) == str(expected)
+    assert metadata.plain_contains(parsed, version) == _packaging_contains(spec_text, version)
 
 
 @settings(max_examples=800, deadline=None)
@@ -73,28 +73,28 @@ def test_specifiers_agree_where_answered(spec_text, version):
 @example('six (>=1.16) ; extra == "test"', "1.17.0")
 @example("pyparsing (!=3.0.1,<4)", "3.0.1")
 def test_requirements_agree_where_answered(text, version):
-    parsed = plainversion.parse_requirement(text)
+    parsed = metadata.plain_requirement(text)
     if parsed is None:
         return
     req = Requirement(text)
     name, specs, extra = parsed
     assert name == req.name
-    assert plainversion.specifier_text(specs) == str(req.specifier)
+    assert metadata.plain_specifier_text(specs) == str(req.specifier)
     if extra:
         assert req.marker is not None and not req.marker.evaluate({"extra": ""})
     else:
         assert req.marker is None
-    assert plainversion.contains(specs, version) == req.specifier.contains(
+    assert metadata.plain_contains(specs, version) == req.specifier.contains(
         Version(version), prereleases=True)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=40))
 def test_arbitrary_text_is_declined_or_agrees(text):
-    parsed = plainversion.parse_requirement(text)
+    parsed = metadata.plain_requirement(text)
     if parsed is not None:
         assert Requirement(text).name == parsed[0]
-    number = plainversion.release(text)
+    number = metadata.plain_release(text)
     if number is not None:
         assert Version(text).release == number
 
@@ -105,9 +105,9 @@ def test_the_common_cases_take_the_fast_path():
                  'extra == "socks"', "urllib3[socks] (<3,>=1.21.1)", "idna (>=2.5, <4)",
                  "zope.interface ~= 5.0", '(extra == "test")']:
         if text.startswith("("):
-            assert plainversion.parse_requirement("x ; " + text) is not None
+            assert metadata.plain_requirement("x ; " + text) is not None
         else:
-            assert plainversion.parse_requirement(text) is not None, text
+            assert metadata.plain_requirement(text) is not None, text
     for text in ['six ; python_version < "3"', "six @ https://x/six.whl", "six==1.*",
                  "six>=1.0rc1", "six===1.0", "six~=1"]:
-        assert plainversion.parse_requirement(text) is None, text
+        assert metadata.plain_requirement(text) is None, text

@@ -57,7 +57,8 @@ def test_cli_runs_on_each_root_interpreter(root_ns):
             assert '"' in proc.stdout and proc.stdout.lstrip().startswith("{"), proc.stdout
     proc = ns.run([ns.executable, "-I", "-S", "-c",
                    "import json, sys; sys.path.insert(0, sys.argv[1]); "
-                   "from sitewarden.cli.jsontext import dumps, loads\n"
+                   "from sitewarden.cli.jsontext import loads\n"
+                   "from sitewarden.detect.jsonout import dumps\n"
                    "samples = ({}, [], {'b': [1, -2.5, None, True, 'x\\u00e9']}, [[{}], 10**30])\n"
                    "for obj in samples:\n"
                    "    text = json.dumps(obj, indent=2, sort_keys=True)\n"

@@ -231,7 +231,7 @@ def test_imported_after_startup_does_not_activate():
 FIRST_SHADOW_SITEWARDEN = {
     "sitewarden._watch", "sitewarden.api", "sitewarden.api.categories", "sitewarden.detect",
     "sitewarden.detect.cases", "sitewarden.detect.distinfo", "sitewarden.detect.emit",
-    "sitewarden.detect.layout", "sitewarden.detect.plainversion",
+    "sitewarden.detect.layout", "sitewarden.detect.metadata",
     "sitewarden.detect.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
     "sitewarden.guard",
     "sitewarden.guard.marker", "sitewarden.pathfacts", "sitewarden.settings"}

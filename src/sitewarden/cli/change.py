@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..guard.marker import in_virtualenv
-from . import deploy, deployed, targets
+from . import deploy, deployed, sitecustomize_block, targets
 from .errors import UsageError
 from .render import Style
 
@@ -90,7 +90,7 @@ def uninstall(args: argparse.Namespace, style: Style) -> int:
     # A sitecustomize block left without any runtime (no manifest records it) goes too.
     blocks = [o["hook"] for o in deployed.find_orphans(target) if o["kind"] == "sitecustomize"]
     if deployed.read_deployment(site_dir) is None:
-        if blocks and deploy.remove_orphaned_block(blocks[0]):
+        if blocks and sitecustomize_block.remove_orphaned_block(blocks[0]):
             print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
             return 0
         elsewhere = ["%s%s" % (d.site_dir, " (the Debian package: apt remove sitewarden)"
@@ -107,7 +107,7 @@ def uninstall(args: argparse.Namespace, style: Style) -> int:
               % (style.warn("note:"), deployed_hook, args.hook))
     for problem in removal.problems:
         print("  %s %s" % (style.warn("note:"), problem))
-    if blocks and deploy.remove_orphaned_block(blocks[0]):
+    if blocks and sitecustomize_block.remove_orphaned_block(blocks[0]):
         print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))
     return 0
 

@@ -1,9 +1,9 @@
-"""JSON for the CLI without importing ``json``, whose decoder and encoder import ``re``
-(with ``enum`` and its friends: a sixth of a ``sitewarden check``, see README,
-"Benchmarks").  The C parts of ``json`` (``_json``) do the work; the output is
-byte for byte ``json.dumps(obj, indent=..., sort_keys=True)``'s, and anything this
-module does not handle (no ``_json``, a key that is not a string, a type JSON has no
-form for) goes to ``json`` itself.
+"""The CLI's JSON reader (the probes' reports, deployment manifests) without importing
+``json``, whose decoder imports ``re`` (with ``enum`` and its friends: a sixth of a
+``sitewarden check``, see README, "Benchmarks").  The C part of ``json``
+(``_json``) does the work, as ``json.loads`` would; a ``_json`` this module cannot
+feed, or none, leaves it to ``json`` itself.  The writer is the probe's,
+``detect/jsonout.py``: a target never imports ``cli/``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,6 @@ try:
     import _json
 except ImportError:  # another implementation: json itself below
     _json = None
-
-
-class _Unsupported(Exception):
-    pass
 
 
 class _Context:
@@ -57,55 +53,3 @@ def loads(text: str) -> Any:
     if end != len(text):
         raise ValueError("extra data after a JSON document")
     return obj
-
-
-def dumps(obj: Any, indent: int = 2) -> str:
-    """``json.dumps(obj, indent=indent, sort_keys=True)``."""
-    if _json is not None:
-        out: list[str] = []
-        try:
-            _encode(obj, out, "\n", " " * indent)
-            return "".join(out)
-        except _Unsupported:
-            pass
-    import json  # what this module does not handle: the json module's answer (or error)
-
-    return json.dumps(obj, indent=indent, sort_keys=True)
-
-
-def _encode(obj: Any, out: list[str], newline: str, step: str) -> None:
-    if isinstance(obj, str):
-        out.append(_json.encode_basestring_ascii(obj))
-    elif obj is None or obj is True or obj is False:
-        out.append("null" if obj is None else "true" if obj else "false")
-    elif type(obj) is int:
-        out.append(int.__repr__(obj))
-    elif type(obj) is float:
-        out.append(float.__repr__(obj) if obj == obj and obj not in (
-            float("inf"), float("-inf")) else "NaN" if obj != obj else
-            "Infinity" if obj > 0 else "-Infinity")
-    elif type(obj) in (list, tuple):
-        if not obj:
-            out.append("[]")
-            return
-        inner = newline + step
-        out.append("[")
-        for i, item in enumerate(obj):
-            out.append(inner if i == 0 else "," + inner)
-            _encode(item, out, inner, step)
-        out.append(newline + "]")
-    elif type(obj) is dict:
-        if not obj:
-            out.append("{}")
-            return
-        if not all(type(k) is str for k in obj):
-            raise _Unsupported()
-        inner = newline + step
-        out.append("{")
-        for i, key in enumerate(sorted(obj)):
-            out.append((inner if i == 0 else "," + inner) + _json.encode_basestring_ascii(key)
-                       + ": ")
-            _encode(obj[key], out, inner, step)
-        out.append(newline + "}")
-    else:
-        raise _Unsupported()

@@ -6,9 +6,9 @@ import os
 import sys
 
 from .. import __version__, settings
+from ..detect.jsonout import dumps
 from . import deployed, environment, targets
 from .errors import UsageError
-from .jsontext import dumps
 from .render import Style, render_check, render_status, render_status_all
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast

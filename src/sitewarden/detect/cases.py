@@ -3,7 +3,7 @@
 Loaded by ``shadowing`` only when an import's winning copy sits earlier on
 ``sys.path`` than the distro's copy (or a regular package hides the distro's
 namespace portions): the exact layout (``layout``), the copies' metadata and
-the distro distributions' requirements (``distinfo``) decide, and
+the distro distributions' requirements (``distinfo``, ``metadata``) decide, and
 :func:`warning` words the one ``ShadowWarning``.  ``shadowscan`` (the ``check``
 collector) describes copies and requirements with the same functions.
 """
@@ -13,7 +13,7 @@ import sys
 
 from .. import _swallowed, pathfacts
 from ..guard import marker
-from . import distinfo, layout
+from . import distinfo, layout, metadata
 from .records import Copy, HiddenNamespace, ShadowCase
 from .specs import copy_path, portion, same_file
 
@@ -40,7 +40,7 @@ def make_case(module, winner, shadowed, consumer_dirs):
     requirements of the distributions in ``consumer_dirs`` are checked."""
     wdist, sdists = winner.dist, [c.dist for c in shadowed]
     first = shadowed[0]
-    comparison = distinfo.compare_versions(winner.version, first.version) \
+    comparison = metadata.compare_versions(winner.version, first.version) \
         if winner.version and first.version else "cannot compare"
     other = bool(wdist and sdists[0] and wdist.canonical_name != sdists[0].canonical_name)
     return ShadowCase(module, winner, shadowed, comparison, other,
@@ -61,23 +61,23 @@ def requirement_report(module, winner_dist, shadowed_dists, consumer_dirs):
         if dist is not None and dist.canonical_name:
             names.add(dist.canonical_name)
     if not names:
-        names.add(distinfo.canonicalize(module.split(".")[0]))
+        names.add(metadata.canonicalize(module.split(".")[0]))
     out = []
     for consumer, text in distinfo.requirers(names, consumer_dirs):
         if consumer.canonical_name in names:
             continue
-        wanted = distinfo.canonicalize(distinfo.requirement_name(text))
+        wanted = metadata.canonicalize(metadata.requirement_name(text))
         if winner_dist is None:
-            status, detail = distinfo.check_requirement(text, None)
+            status, detail = metadata.check_requirement(text, None)
             installed = None
             if status == "cannot compare":
                 detail = "the imported copy has no metadata: its version is unknown"
         elif wanted == winner_dist.canonical_name:
             installed = winner_dist.version
-            status, detail = distinfo.check_requirement(text, installed)
+            status, detail = metadata.check_requirement(text, installed)
         else:
             installed = winner_dist.version
-            status, detail = distinfo.check_requirement(text, None)
+            status, detail = metadata.check_requirement(text, None)
             if status != "not applicable" and status != "unparsable":
                 status = "other distribution"
                 detail = "'%s' is imported from %s %s, another distribution" % (
@@ -211,7 +211,7 @@ def startup_importer(name):
         if origin:
             files.append((origin, False))
     for path, pth in files:
-        data = distinfo.read_file(path)  # O_NONBLOCK: a FIFO cannot hang the process
+        data = metadata.read_file(path)  # O_NONBLOCK: a FIFO cannot hang the process
         if not data:
             continue
         lines = data.decode("utf-8", "replace").splitlines()

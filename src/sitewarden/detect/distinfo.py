@@ -13,153 +13,39 @@ Fedora's RPM metadata (no ``RECORD``, no ``top_level.txt``) falls back to the
 normalised name.  Ownership of a module is decided by where its file is, never
 by the first metadata found.
 
-Versions and requirements use ``packaging`` through
-:func:`sitewarden.detect.vendored.modules` (imported on first need).  Garbage
-metadata never raises: unreadable values become None, unparsable versions
-"cannot compare".  Module level: ``os`` and sitewarden's own modules.
+What the files' text means (headers, requirement lists, names, versions and
+requirements) is :mod:`.metadata`'s; this module finds the distributions, reads
+their files when asked, and answers which one installed a module and which ones
+require a name.  Garbage metadata never raises.  Module level: ``os`` and
+sitewarden's own modules.
 """
 
 import os
 
 from .. import _swallowed, pathfacts
-from . import plainversion
-
-#: Largest metadata file read (a METADATA with a huge description is cut).
-MAX_BYTES = 1 << 22
+from . import metadata
 
 _dir_cache = {}
-_packaging = []
 
 
-def canonicalize(name):
-    """PEP 503 normalisation: lower case, runs of ``-_.`` as one ``-``."""
-    text = str(name).strip().lower().replace("_", "-").replace(".", "-")
-    while "--" in text:
-        text = text.replace("--", "-")
-    return text
+def _zipfile():
+    import zipfile  # only for zip entries; keeps the first warning cheap
+
+    return zipfile
 
 
 def _read_bytes(path, member=None):
     """A file's bytes (or a zip member's when ``member`` is given); None on error."""
     try:
         if member is None:
-            return read_file(path)
-        import zipfile  # only for zip entries; keeps the first warning cheap
-
-        with zipfile.ZipFile(path) as zf, zf.open(member) as f:
-            return f.read(MAX_BYTES)
+            return metadata.read_file(path)
+        with _zipfile().ZipFile(path) as zf, zf.open(member) as f:
+            return f.read(metadata.MAX_BYTES)
     except (OSError, KeyError, ValueError):  # missing, or not a zip (BadZipFile is neither)
         return None
     except Exception:
         _swallowed("reading %s" % (path if member is None else path + "/" + member))
         return None
-
-
-def read_file(path):
-    """Up to MAX_BYTES of a file, through ``os.open``/``os.read`` (a fraction of what
-    ``open()`` costs, which matters for hundreds of metadata files).  ``O_NONBLOCK``: a
-    FIFO planted as metadata cannot hang the process.  None on error (a directory...)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):
-        return None
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) < _CHUNK:
-            return data  # nearly every metadata file: one read
-        chunks = [data]
-        size = len(data)
-        while size < MAX_BYTES:
-            data = os.read(fd, min(1 << 20, MAX_BYTES - size))
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-_CHUNK = 1 << 14
-
-
-def _exists(path):
-    """Does ``path`` exist (for the effective ids, as ``open`` would see it)?  An
-    ``access`` call: a missing file costs no exception (``read_file``'s failed ``open``
-    costs four times as many instructions).  True when that cannot be asked."""
-    try:
-        if os.access in os.supports_effective_ids:
-            return os.access(path, os.F_OK, effective_ids=True)
-    except (OSError, TypeError, ValueError):
-        pass
-    return True
-
-
-def _decode(data):
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def parse_headers(text):
-    """RFC 822 headers of a METADATA / PKG-INFO text: ``[(key, value)]``, up to the body."""
-    out = []
-    if not text:
-        return out
-    for line in text.splitlines():
-        if not line.strip():
-            break
-        if line[0] in " \t" and out:
-            key, value = out[-1]
-            out[-1] = (key, value + "\n" + line.strip())
-            continue
-        key, colon, value = line.partition(":")
-        if not colon:
-            continue
-        out.append((key.strip().lower(), value.strip()))
-    return out
-
-
-def requires_txt_to_requirements(text):
-    """setuptools' ``requires.txt`` -> requirement strings with markers
-    (``[extra]`` and ``[extra:marker]``/``[:marker]`` sections converted,
-    extras normalised as PEP 685 says)."""
-    out = []
-    if not text:
-        return out
-    extra, marker = "", ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            extra, _, marker = line[1:-1].partition(":")
-            extra, marker = canonicalize(extra.strip()), marker.strip()
-            continue
-        conditions = []
-        req, semi, own_marker = line.partition(";")
-        if semi and own_marker.strip():
-            conditions.append("(%s)" % own_marker.strip())
-        if marker:
-            conditions.append("(%s)" % marker)
-        if extra:
-            conditions.append('extra == "%s"' % extra)
-        out.append(req.strip() + (" ; " + " and ".join(conditions) if conditions else ""))
-    return out
-
-
-def requirement_name(text):
-    """The project name a requirement string starts with ('' when none)."""
-    text = text.strip()
-    end = 0
-    while end < len(text) and (text[end].isalnum() or text[end] in "-_."):
-        end += 1
-    return text[:end]
 
 
 class Distribution:
@@ -196,16 +82,16 @@ class Distribution:
             return self._cache[key]
         text = None
         if self.archive is not None:
-            text = _decode(_read_bytes(self.archive[0], self.archive[1] + "/" + name))
+            text = metadata.decode(_read_bytes(self.archive[0], self.archive[1] + "/" + name))
         elif self.kind == "egg":
             if self.is_dir:
-                text = _decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
+                text = metadata.decode(_read_bytes(os.path.join(self.path, "EGG-INFO", name)))
             else:
-                text = _decode(_read_bytes(self.path, "EGG-INFO/" + name))
+                text = metadata.decode(_read_bytes(self.path, "EGG-INFO/" + name))
         elif self.kind == "egg-info" and not self.is_dir:
-            text = _decode(_read_bytes(self.path)) if name == "PKG-INFO" else None
+            text = metadata.decode(_read_bytes(self.path)) if name == "PKG-INFO" else None
         else:
-            text = _decode(_read_bytes(os.path.join(self.path, name)))
+            text = metadata.decode(_read_bytes(os.path.join(self.path, name)))
         self._cache[key] = text
         return text
 
@@ -213,7 +99,7 @@ class Distribution:
         if "headers" not in self._cache:
             name = "METADATA" if self.kind == "dist-info" else "PKG-INFO"
             try:
-                self._cache["headers"] = parse_headers(self._member(name))
+                self._cache["headers"] = metadata.parse_headers(self._member(name))
             except Exception:
                 _swallowed("the %s of %s" % (name, self.path))
                 self._cache["headers"] = []
@@ -245,7 +131,7 @@ class Distribution:
         A byte search in the raw requirement sources (``METADATA``/``PKG-INFO``,
         ``requires.txt``), separators and case folded, before anything is
         parsed: False means no requirement of it names one of them.  ``fragments``
-        (:func:`needle_fragments`): a source whose lowered bytes hold none of them
+        (:func:`metadata.needle_fragments`): a source whose lowered bytes hold none of them
         cannot hold a needle, and is not folded.
         """
         kind = self.kind
@@ -260,15 +146,15 @@ class Distribution:
         else:
             sources = ((self.path, True),)
         if fragments is None:
-            fragments = needle_fragments(needles)
+            fragments = metadata.needle_fragments(needles)
         for source, headers in sources:
-            if not headers and not _exists(source):
+            if not headers and not metadata.exists(source):
                 continue  # most egg-info directories have no requires.txt
-            data = read_file(source)
+            data = metadata.read_file(source)
             if not data:
                 continue
             if headers:
-                # The first empty line: parse_headers stops there or earlier
+                # The first empty line: metadata.parse_headers stops there or earlier
                 # (a line of blanks, or a line break other than \n, ends it too).
                 end = data.find(b"\n\n")
                 if end >= 0:
@@ -303,7 +189,7 @@ class Distribution:
 
     @property
     def canonical_name(self):
-        return canonicalize(self.name or "")
+        return metadata.canonicalize(self.name or "")
 
     @property
     def installer(self):
@@ -333,7 +219,7 @@ class Distribution:
             if self.kind == "dist-info":
                 text = self._member("RECORD")
                 if text is not None:
-                    out = [_record_path(line) for line in text.splitlines() if line.strip()]
+                    out = [metadata.record_path(line) for line in text.splitlines() if line.strip()]
             elif self.kind == "egg-info" and self.is_dir:
                 text = self._member("installed-files.txt")
                 if text is not None:
@@ -393,7 +279,7 @@ class Distribution:
             try:
                 out = [v for k, v in self._headers() if k == "requires-dist" and v]
                 if not out and self.kind != "dist-info":
-                    out = requires_txt_to_requirements(self._member("requires.txt"))
+                    out = metadata.requires_txt_to_requirements(self._member("requires.txt"))
             except Exception:
                 _swallowed("the requirements of %s" % (self.path,))
                 out = []
@@ -407,7 +293,7 @@ class Distribution:
             names = self.top_level_from_files()
         if names is not None:
             return top in names
-        return top.lower() in name_variants(self.name or "")
+        return top.lower() in metadata.name_variants(self.name or "")
 
     def as_json(self):
         return {
@@ -417,30 +303,6 @@ class Distribution:
             "kind": self.kind,
             "installer": self.installer,
         }
-
-
-def _record_path(line):
-    if line.startswith('"'):
-        import csv  # only for a quoted RECORD line (rare)
-
-        try:
-            row = next(csv.reader([line]))
-            return row[0] if row else ""
-        except (csv.Error, StopIteration):
-            return ""
-    return line.split(",", 1)[0]
-
-
-def name_variants(name):
-    """Module names a distribution name may stand for when the metadata lists
-    no files (Fedora RPM, stale metadata): ``python-dateutil`` -> ``dateutil``,
-    ``PyYAML`` -> ``yaml``..."""
-    key = canonicalize(name).replace("-", "_")
-    out = [key]
-    for prefix in ("python_", "py_", "python", "py"):
-        if key.startswith(prefix) and len(key) > len(prefix):
-            out.append(key[len(prefix):])
-    return out
 
 
 # ---------------------------------------------------------------- per directory
@@ -519,14 +381,13 @@ def archive_of(path):
 
 def _zip_distributions(directory, path):
     """The ``*.dist-info``/``*.egg-info`` directories inside a zip (a wheel on
-    ``PYTHONPATH``) at ``path``; ``zipfile`` is imported only here."""
+    ``PYTHONPATH``) at ``path``; ``zipfile`` is imported only for zip entries."""
     found = archive_of(path)
     if found is None:
         return []
     archive, inner = found
     try:
-        import zipfile  # only for zip entries; keeps the first warning cheap
-
+        zipfile = _zipfile()
         with zipfile.ZipFile(archive) as zf:
             names = zf.namelist()
     except (OSError, zipfile.BadZipFile):
@@ -568,7 +429,8 @@ def pth_paths(dist):
         for rel in dist.files() or ():
             if "/" in rel or not rel.endswith(".pth"):
                 continue
-            text = _decode(read_file(os.path.join(dist.location or os.curdir, rel)))
+            path = os.path.join(dist.location or os.curdir, rel)
+            text = metadata.decode(metadata.read_file(path))
             for line in (text or "").splitlines():
                 if line.strip() and not line.startswith(("#", "import ", "import\t")):
                     out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
@@ -608,7 +470,7 @@ def _owner(module, origin, entry):
         return None
     top = module.split(".")[0]
     rel = _relative(origin, entry) if origin else None
-    want = canonicalize(module)
+    want = metadata.canonicalize(module)
     # Distributions named after the module (six, PyYAML for yaml, python-dateutil for
     # dateutil) first: when one's metadata claims the module, the rest of the directory
     # (hundreds of distributions in a distro directory) is not read.
@@ -621,7 +483,7 @@ def _owner(module, origin, entry):
 
 
 #: A distribution "named after" module ``m`` has a key ``m`` or ``m`` with one of these
-#: prefixes (see :func:`name_variants`).
+#: prefixes (see :func:`metadata.name_variants`).
 _NAME_PREFIXES = ("", "python_", "py_", "python", "py")
 
 
@@ -637,7 +499,7 @@ def _named_after(dists, low):
     for dist in dists:
         if fragment not in dist.path.rpartition("/")[2].lower():
             continue
-        found = wanted.get(canonicalize(dist.file_name or "").replace("-", "_"))
+        found = wanted.get(metadata.canonicalize(dist.file_name or "").replace("-", "_"))
         if found is not None:
             found.append(dist)
     return [d for p in _NAME_PREFIXES for d in wanted[p + low]]
@@ -662,7 +524,7 @@ def _best(dists, module, top, rel, want):
         elif files is not None:
             names = dist.top_level_from_files()
             score = 2 if names and top in names else 0
-        elif "." not in module and top.lower() in name_variants(dist.name or ""):
+        elif "." not in module and top.lower() in metadata.name_variants(dist.name or ""):
             score = 1
         if score > best_score or (score == best_score and score and _prefer(dist, best)):
             best, best_score = dist, score
@@ -673,7 +535,8 @@ def _prefer(dist, other):
     """Tie-break between two claimants: a parsable version, then a newer file."""
     if other is None:
         return True
-    a, b = parse_version(dist.version) is not None, parse_version(other.version) is not None
+    a = metadata.parse_version(dist.version) is not None
+    b = metadata.parse_version(other.version) is not None
     if a != b:
         return a
     try:
@@ -682,115 +545,13 @@ def _prefer(dist, other):
         return False
 
 
-# ---------------------------------------------------------------- versions, requirements
-
-
-def packaging_modules():
-    """``(version, specifiers, requirements, markers, utils)`` or None when unavailable."""
-    if not _packaging:
-        try:
-            from . import vendored  # only for a version plainversion cannot read
-
-            _packaging.append(vendored.modules())
-        except Exception:
-            _swallowed("packaging (versions, specifiers and markers are not compared)")
-            _packaging.append(None)
-    return _packaging[0]
-
-
-def parse_version(text):
-    """A ``packaging`` Version, or None (not PEP 440, or no packaging)."""
-    if not text:
-        return None
-    mods = packaging_modules()
-    if mods is None:
-        return None
-    try:
-        return mods[0].Version(str(text).strip())
-    except ValueError:  # InvalidVersion: not PEP 440
-        return None
-
-
-def compare_versions(a, b):
-    """``"newer"``, ``"older"``, ``"same"`` (a relative to b) or ``"cannot compare"``."""
-    order = plainversion.compare(a, b)  # plain releases: no need to import packaging
-    if order is not None:
-        return ("older", "same", "newer")[order + 1]
-    va, vb = parse_version(a), parse_version(b)
-    if va is None or vb is None:
-        if a and b and str(a).strip() == str(b).strip():
-            return "same"
-        return "cannot compare"
-    if va > vb:
-        return "newer"
-    if va < vb:
-        return "older"
-    return "same"
-
-
-def marker_environment():
-    return {"extra": ""}
-
-
-def check_requirement(text, version):
-    """Does ``version`` satisfy the requirement ``text`` (evaluated for this interpreter)?
-
-    Returns ``(status, detail)``: status is ``ok``, ``violated``, ``cannot
-    compare`` (version not PEP 440), ``not applicable`` (marker false),
-    ``unparsable`` (the requirement) or ``unknown`` (no packaging).
-    Plain versions and simple requirements are decided without importing
-    ``packaging`` (:mod:`sitewarden.plainversion`, held to packaging's answers).
-    """
-    simple = plainversion.parse_requirement(text)
-    if simple is not None:
-        _name, specifiers, extra = simple
-        if extra:  # evaluated as packaging does, for no extra
-            return "not applicable", 'extra == "%s"' % canonicalize(extra)
-        if version is None:
-            return "cannot compare", "unknown version"
-        ok = plainversion.contains(specifiers, version)
-        if ok is not None:
-            return ("ok" if ok else "violated"), (
-                plainversion.specifier_text(specifiers) or "any version")
-    mods = packaging_modules()
-    if mods is None:
-        return "unknown", "packaging is not available"
-    requirements = mods[2]
-    try:
-        req = requirements.Requirement(text)
-    except Exception as exc:
-        return "unparsable", str(exc).splitlines()[0] if str(exc) else "invalid requirement"
-    try:
-        if req.marker is not None and not req.marker.evaluate(marker_environment()):
-            return "not applicable", str(req.marker)
-    except Exception as exc:
-        return "unparsable", "marker: %s" % (str(exc).splitlines()[0] if str(exc) else exc)
-    if version is None:
-        return "cannot compare", "unknown version"
-    parsed = parse_version(version)
-    if parsed is None:
-        return "cannot compare", "%s is not a PEP 440 version" % version
-    try:
-        ok = req.specifier.contains(parsed, prereleases=True)
-    except Exception as exc:
-        return "cannot compare", str(exc)
-    return ("ok" if ok else "violated"), str(req.specifier) or "any version"
-
-
-def needle_fragments(needles):
-    """The longest separator-free run of each needle (a canonical name, bytes): folding
-    maps separators only, so a text that holds a needle once folded holds its fragment
-    once lowered."""
-    return [max(n.split(b"-"), key=len) for n in needles]
-
-
 def requirers(names, directories):
     """Distributions in ``directories`` with a requirement on one of ``names``
     (canonical): ``[(dist, requirement text)]``, in directory order.  Only the
     distributions whose raw requirement text mentions a name are parsed."""
     wanted = set(names)
     needles = [n.encode("utf-8", "replace") for n in wanted if n]
-    fragments = needle_fragments(needles)
+    fragments = metadata.needle_fragments(needles)
     out = []
     seen = set()
     for directory in directories:
@@ -803,6 +564,6 @@ def requirers(names, directories):
                 continue
             seen.add(key)
             for text in dist.requires():
-                if canonicalize(requirement_name(text)) in wanted:
+                if metadata.canonicalize(metadata.requirement_name(text)) in wanted:
                     out.append((dist, text))
     return out

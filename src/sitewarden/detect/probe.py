@@ -12,6 +12,7 @@ import os
 import sys
 
 from .. import _swallowed
+from .jsonout import dumps
 
 #: Version of the facts format, checked by the CLI.
 FACTS_FORMAT = 1
@@ -81,7 +82,7 @@ _RUNTIME = {
     "facts": ("guard.marker", "pathfacts") + _STDLIB_NAMES,
     "check": ("guard.marker", "detect.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
-              "detect.distinfo", "detect.plainversion", "detect.specs", "detect.emit",
+              "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
@@ -92,8 +93,7 @@ def _load_runtime(names):
     (the CLI's private cache: compiled once per interpreter, so later probes skip the
     compiler), whatever ``PYTHONDONTWRITEBYTECODE`` says.  Only sitewarden's own
     modules are imported here, and what they import at module level is loaded already
-    (``os`` and ``sys``; ``_json`` and ``__future__`` for ``cli.jsontext``, see
-    :func:`_stdlib_first`), so nothing is written anywhere else."""
+    (``os`` and ``sys``), so nothing is written anywhere else."""
     saved = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
@@ -182,11 +182,6 @@ def _stdlib_first():
     entries = [e for e in sys.path if is_stdlib_entry(e)]
     if entries:
         sys.meta_path.insert(0, _StdlibFirst(entries, frozenset(stdlib_names())))
-    for name in ("__future__", "_json"):  # what cli.jsontext imports, from the stdlib
-        try:
-            __import__(name)
-        except Exception:
-            _swallowed("importing %s ahead of the target's path" % (name,))
 
 
 def main(argv=None, startup=None, report_fd=None):
@@ -201,7 +196,6 @@ def main(argv=None, startup=None, report_fd=None):
     if kind != "facts":
         _cache_vendored_bytecode()
     _stdlib_first()
-    _load_runtime(("cli.jsontext",))  # the output's, once _stdlib_first loaded its imports
     if kind not in ("facts", "check", "full"):
         raise SystemExit("unknown probe %r" % (kind,))
     data = facts() if kind != "check" else None
@@ -211,8 +205,6 @@ def main(argv=None, startup=None, report_fd=None):
         report = check.collect()
         data = report if kind == "check" else {"facts": data, "check": report,
                                                "startup": startup}
-    from ..cli.jsontext import dumps  # json without re; loaded above (bytecode cached)
-
     write_report(dumps(data), report_fd)
 
 
@@ -264,7 +256,7 @@ for _name in [m for m in sys.modules if m == 'sitewarden' or m.startswith('sitew
     del sys.modules[_name]
 sys.path.insert(0, payload)
 # The payload is the CLI's private cache: its bytecode is written there once, even
-# under PYTHONDONTWRITEBYTECODE (these three modules import only os and sys).
+# under PYTHONDONTWRITEBYTECODE (these modules import only os and sys).
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 import sitewarden.detect.probe
 sys.dont_write_bytecode = _dont_write

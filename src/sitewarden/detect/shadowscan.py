@@ -9,7 +9,7 @@ never at an import: the runtime warns through ``shadowing`` and ``cases``.
 import os
 
 from .. import pathfacts, settings
-from . import distinfo, layout
+from . import distinfo, layout, metadata
 from .cases import describe_copy, make_case, violated
 from .records import Finding, HiddenNamespace
 from .shadowing import WATCHED
@@ -182,7 +182,7 @@ def _module_names(dist):
     if names is None:
         names = dist.top_level_from_files()
     if not names:
-        names = set(distinfo.name_variants(dist.name or ""))
+        names = set(metadata.name_variants(dist.name or ""))
     return sorted(n for n in names if n)
 
 
@@ -234,7 +234,7 @@ def collect():
     for case in scanner.cases:
         for s in case.shadowed:
             if s.distribution and case.severity != "info":
-                shadowed_names.add(distinfo.canonicalize(s.distribution))
+                shadowed_names.add(metadata.canonicalize(s.distribution))
     distributions = _shadowed_metadata(order, by_name, f["venv"], shadowed_names, effective,
                                        findings)
     violations = _violations(shadowed_names, effective, order, by_name)
@@ -389,11 +389,11 @@ def _violations(names, effective, order, by_name):
     done = {}
     for _index, dist, cls in consumers:
         for text in dist.requires():
-            wanted = distinfo.canonicalize(distinfo.requirement_name(text))
+            wanted = metadata.canonicalize(metadata.requirement_name(text))
             if wanted not in names or wanted == dist.canonical_name:
                 continue
             for version, how, location in effective.get(wanted, ()):
-                status, detail = distinfo.check_requirement(text, version)
+                status, detail = metadata.check_requirement(text, version)
                 if status != "violated":
                     continue
                 key = (os.path.realpath(dist.path), text.strip(), version)
