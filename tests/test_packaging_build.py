@@ -1,8 +1,10 @@
-"""What a commit builds: the vendored packaging, the .deb.
+"""What a commit builds: the vendored packaging, the sdist and wheel, the .deb.
 
 - The runtime's ``packaging`` is the committed ``src/sitewarden/_vendor/packaging``: the
   pinned upstream wheel (``_vendor/vendor.txt``) with ``_vendor/patches/*.patch`` applied,
   byte for byte (``packaging/vendor`` makes it), never the CLI environment's packaging.
+- The sdist and wheel build offline (``python -m build --no-isolation``, once per session)
+  without a warning or deprecation, and pass ``twine check --strict``.
 - ``packaging/build-deb`` (``make deb``) gives the same .deb from two fresh clones, with
   no network, with two different Pythons and no .venv.
 """
@@ -13,9 +15,11 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -108,6 +112,67 @@ def test_runtime_takes_packaging_from_the_checkout_not_the_environment(tmp_path)
                  for rel, data in _vendor_script().committed().items()}
     committed["sitewarden/_vendor/__init__.py"] = (VENDOR / "__init__.py").read_bytes()
     assert {r: files[r] for r in vendored} == committed
+
+
+# ---------------------------------------------------------------- sdist and wheel
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """``python -m build --no-isolation`` of a copy of the checkout, offline, once:
+    ``(output, sdist, wheel)``."""
+    pytest.importorskip("build")
+    src = tmp_path_factory.mktemp("build-src")
+    for rel in _source_files():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(CHECKOUT / rel, src / rel)
+    out = tmp_path_factory.mktemp("build-out")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTHON") and not k.startswith("PIP_")}
+    proc = subprocess.run(
+        [*_offline(), sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out),
+         str(src)], capture_output=True, text=True, env=env, cwd=str(src), timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    (sdist,) = out.glob("sitewarden-*.tar.gz")
+    (wheel,) = out.glob("sitewarden-*.whl")
+    return output, sdist, wheel
+
+
+def test_sdist_and_wheel_build_offline_without_warnings(built):
+    output, _sdist, _wheel = built
+    noisy = [line for line in output.splitlines()
+             if re.search(r"(?i)\bwarning\b|deprecat|!!|no longer be supported", line)
+             or re.search(r"Warning\b", line)]
+    assert not noisy, "\n".join(noisy)
+
+
+def test_twine_check_passes_on_sdist_and_wheel(built):
+    pytest.importorskip("twine")
+    _output, sdist, wheel = built
+    proc = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(sdist),
+                           str(wheel)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("PASSED") == 2, proc.stdout
+
+
+def test_wheel_carries_the_vendored_packaging_and_the_licences(built):
+    _output, _sdist, wheel = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        meta = archive.read(metadata).decode().split("\n\n", 1)[0]  # the headers
+        inside = {n[len("sitewarden/_vendor/"):]: archive.read(n) for n in names
+                  if n.startswith("sitewarden/_vendor/packaging/")}
+    assert inside == _vendor_script().committed()
+    assert "License-Expression: MIT AND (Apache-2.0 OR BSD-2-Clause)" in meta
+    assert "\nLicense:" not in meta
+    assert not [line for line in meta.splitlines()  # no dependency: packaging is vendored
+                if line.startswith("Requires-Dist") and "extra ==" not in line]
+    assert sorted(line for line in meta.splitlines() if line.startswith("License-File")) == [
+        "License-File: LICENSE", "License-File: src/sitewarden/_vendor/packaging/LICENSE",
+        "License-File: src/sitewarden/_vendor/packaging/LICENSE.APACHE",
+        "License-File: src/sitewarden/_vendor/packaging/LICENSE.BSD"]
 
 
 # ---------------------------------------------------------------- the .deb
