@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
 
-.PHONY: setup check test lint bench roots deb
+.PHONY: setup check test lint bench roots deb vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,17 @@ roots: setup
 	cd tests && ../$(VENV)/bin/python -c 'import sys; from harness.roots import main; sys.exit(main())' ensure
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb
+	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb packaging/vendor
 
 test: lint
 	$(VENV)/bin/python -m pytest -n auto --durations=25 $(PYTEST_ARGS)
 
-# dist/sitewarden_<version>_all.deb, offline, reproducible (see packaging/build-deb)
-deb: setup
-	$(VENV)/bin/python packaging/build-deb
+# dist/sitewarden_<version>_all.deb, offline, reproducible (see packaging/build-deb):
+# python3 and dpkg-deb only (no .venv, no network; the vendored packaging is committed).
+deb:
+	$(PYTHON) -I packaging/build-deb
+
+# Regenerate src/sitewarden/_vendor/packaging from the version in its vendor.txt and
+# the patches (downloads the wheel: the one step that needs the network).
+vendor:
+	$(PYTHON) packaging/vendor

@@ -1,9 +1,10 @@
 """The runtime tree deployed into interpreters: sitewarden plus a private packaging.
 
-Built from the running CLI's own files.  ``packaging`` is copied from the
-CLI's environment into ``sitewarden/_vendor/packaging`` (relative imports
-only, checked), so the deployed guard never imports, shadows or depends on a
-``packaging`` the target interpreter may or may not have.
+Built from the running CLI's own files.  ``packaging`` is the copy committed in
+``sitewarden/_vendor/packaging`` (one pinned version, relative imports only: see
+``src/sitewarden/_vendor/vendor.txt`` and ``packaging/vendor``), never the CLI
+environment's, so a commit fixes every byte of what is deployed and the deployed
+guard never imports, shadows or depends on a ``packaging`` the target has or lacks.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ TYPE_CHECKING = False  # pathlib is not imported at run time: `check` starts fas
 if TYPE_CHECKING:
     from pathlib import Path
 
-#: packaging modules the runtime needs (``licenses`` and ``metadata`` are not).
-VENDORED_PACKAGING_SKIP = {"licenses", "metadata.py", "py.typed", "__pycache__"}
+#: What ``sitewarden/_vendor`` holds that is not deployed (how the copy is made).
+VENDOR_SKIP = {"patches", "vendor.txt", "__pycache__"}
 
 
 def package_dir() -> str:
@@ -48,11 +49,10 @@ def hook_text(name: str) -> str:
         return f.read()
 
 
-def _runtime_sources() -> list[tuple[str, str | None]]:
+def _runtime_sources() -> list[tuple[str, str]]:
     """``(relative path inside the deployed tree, source file)`` pairs."""
     out = _code_sources()
-    vendored = [p for rel, p in out if rel == "sitewarden/_vendor/packaging/__init__.py"]
-    out.extend(_packaging_licenses(os.path.dirname(vendored[0])))
+    out.extend(_packaging_licenses(os.path.join(package_dir(), "_vendor", "packaging")))
     return out
 
 
@@ -70,114 +70,41 @@ def _python_files(top: str, skip: set[str] | tuple[str, ...]) -> list[tuple[str,
     return sorted(found)
 
 
-def _code_sources() -> list[tuple[str, str | None]]:
-    """The Python files of the runtime tree (no licence texts: finding those imports
-    ``importlib.metadata``); ``None`` for the generated ``_vendor/__init__.py``."""
+def _code_sources() -> list[tuple[str, str]]:
+    """The Python files of the runtime tree: sitewarden's and the vendored packaging's."""
     pkg = package_dir()
-    out: list[tuple[str, str | None]] = [
-        ("sitewarden/" + rel, path) for rel, path in _python_files(pkg, ("_vendor", "_hooks"))]
-    vendored = os.path.join(pkg, "_vendor", "packaging")
-    if os.path.isfile(os.path.join(vendored, "__init__.py")):  # running from a deployed copy
-        src = vendored
-    else:
-        import packaging  # the CLI's own, only when not running from a deployed copy
-
-        src = os.path.dirname(os.path.realpath(packaging.__file__))
-    out.append(("sitewarden/_vendor/__init__.py", None))
-    out.extend(("sitewarden/_vendor/packaging/" + rel, path)
-               for rel, path in _python_files(src, VENDORED_PACKAGING_SKIP))
-    return out
+    vendor = os.path.join(pkg, "_vendor")
+    if not os.path.isfile(os.path.join(vendor, "packaging", "__init__.py")):
+        raise FileNotFoundError("sitewarden's vendored packaging is missing from this "
+                                "installation: %s" % os.path.join(vendor, "packaging"))
+    return [("sitewarden/" + rel, path) for rel, path in _python_files(pkg, ("_hooks",))
+            if not rel.startswith("_vendor/") or rel.split("/")[1] not in VENDOR_SKIP]
 
 
 def _packaging_licenses(src: str) -> list[tuple[str, str]]:
-    """packaging's licence texts travel with the vendored copy."""
-    found = [os.path.join(src, n) for n in sorted(os.listdir(src))
-             if n.startswith("LICENSE")]  # a deployed copy keeps them here
-    found = [p for p in found if os.path.isfile(p)]
-    if not found:
-        try:
-            from importlib.metadata import distribution  # only when a tree is built
-
-            dist = distribution("packaging")
-            found = [
-                os.path.realpath(str(dist.locate_file(f)))
-                for f in (dist.files or [])
-                if os.path.basename(str(f)).startswith("LICENSE")
-            ]
-        except (ImportError, OSError):  # no metadata for packaging: no licence to ship
-            found = []
-    return [("sitewarden/_vendor/packaging/" + os.path.basename(p), p)
-            for p in found if os.path.isfile(p)]
-
-
-VENDOR_INIT = (
-    '"""Private copies of third-party code, importable only as sitewarden._vendor.*."""\n'
-)
+    """packaging's licence texts travel with the vendored copy (committed beside it)."""
+    return [("sitewarden/_vendor/packaging/" + n, os.path.join(src, n))
+            for n in sorted(os.listdir(src))
+            if n.startswith("LICENSE") and os.path.isfile(os.path.join(src, n))]
 
 
 def runtime_files() -> dict[str, bytes]:
-    """The deployed tree's files (relative path -> bytes), validated."""
+    """The deployed tree's files (relative path -> bytes)."""
     files = {}
     for rel, path in _runtime_sources():
-        if path is None:
-            data = VENDOR_INIT.encode()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-        vendored = rel.startswith("sitewarden/_vendor/packaging/") and rel.endswith(".py")
-        if vendored and _absolute_packaging_imports(data):
-            raise RuntimeError("vendored packaging imports itself absolutely in " + rel)
-        if rel == "sitewarden/_vendor/packaging/utils.py":
-            data = lazy_tags_import(data)
-        files[rel] = data
+        with open(path, "rb") as f:
+            files[rel] = f.read()
     return files
 
 
-#: ``packaging.utils`` imports ``tags`` (logging, subprocess, platform, sysconfig...) for
-#: the one function that parses wheel file names; every user of ``specifiers`` and
-#: ``markers`` pays for it.  The vendored copy imports it where it is used instead.
-_TAGS_IMPORT = b"from .tags import Tag, parse_tag\n"
-_TAGS_USE = b"    tags = parse_tag(parts[-1])\n"
-
-
-def lazy_tags_import(source: bytes) -> bytes:
-    """The vendored ``packaging/utils.py`` with ``tags`` imported on use (unchanged if
-    this packaging is laid out differently: correct, only slower)."""
-    if source.count(_TAGS_IMPORT) != 1 or source.count(_TAGS_USE) != 1:
-        return source
-    if b"from __future__ import annotations" not in source:
-        return source  # ``Tag`` in annotations must stay unevaluated
-    source = source.replace(
-        _TAGS_IMPORT,
-        b"# sitewarden: tags is imported where it is used (see payload.lazy_tags_import).\n")
-    return source.replace(_TAGS_USE, b"    from .tags import parse_tag\n\n" + _TAGS_USE)
-
-
-def _absolute_packaging_imports(source: bytes) -> list[int]:
-    """Line numbers of ``import packaging...`` statements, which would escape the vendored copy."""
-    import ast  # only when a tree is built, never at a cached check
-
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            names = [node.module or ""]
-        else:
-            continue
-        if any(n == "packaging" or n.startswith("packaging.") for n in names):
-            lines.append(node.lineno)
-    return lines
-
-
-def _stamp(sources: list[tuple[str, str | None]]) -> str:
+def _stamp(sources: list[tuple[str, str]]) -> str:
     """A cache key from the runtime sources' names, sizes and modification times (no
     file read: ``check`` pays for this at every run).  Not a security measure: the
     cache is private to the user (see _private_cache_dir)."""
     lines = []
     for rel, path in sources:
-        st = os.stat(path) if path is not None else None
-        lines.append("%s %s %s" % (rel, st and st.st_size, st and st.st_mtime_ns))
+        st = os.stat(path)
+        lines.append("%s %s %s" % (rel, st.st_size, st.st_mtime_ns))
     text = "\n".join(lines).encode()
     return "%08x%08x" % (zlib.crc32(text), zlib.adler32(text))
 

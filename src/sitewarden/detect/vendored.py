@@ -1,19 +1,17 @@
 """Access to ``packaging``, the one third-party library the runtime uses.
 
-Deployed into a target interpreter, sitewarden carries a private copy under
-``sitewarden._vendor.packaging`` so that it never imports, shadows or depends
-on the distro's own ``packaging``.  Run from a source checkout or a normal
-install (the CLI), the installed ``packaging`` is used.  Runtime module: the
-import happens on first use.
+sitewarden carries a private copy under ``sitewarden._vendor.packaging`` (one
+pinned version, committed: see ``src/sitewarden/_vendor/vendor.txt``), in the
+deployed runtime, the CLI and a checkout alike, so that it never imports,
+shadows or depends on the distro's or the environment's own ``packaging``.
+Runtime module: the import happens on first use.
 """
 
 
 def packaging():
-    """The ``packaging`` package to use (vendored copy first)."""
-    try:
-        from .._vendor import packaging as pkg  # deployed runtime (absent in a checkout)
-    except ImportError:
-        import packaging as pkg  # CLI / development checkout (not a runtime dependency)
+    """The vendored ``packaging`` package."""
+    from .._vendor import packaging as pkg  # on first use only (see the module docstring)
+
     return pkg
 
 

@@ -1,0 +1,1 @@
+"""Private copies of third-party code, importable only as sitewarden._vendor.*."""
