@@ -9,7 +9,8 @@
   a tie).  Every function and every target interpreter is therefore covered, and the
   selection is the same on every run and every xdist worker.  A parametrization naming
   no target (a module name, a value) counts as its own target, so those rotate too.
-  ``-k``/``-m`` still apply to what is left.
+  The selection is made from what ``-k``/``-m`` left: ``--fast -k cpython3.12`` runs
+  every function that has a parametrization on that interpreter, once.
 
 Registered by ``tests/conftest.py`` (``pytest_plugins``).
 """
@@ -93,14 +94,17 @@ def fast_selection(items: list, targets: List[str]) -> list:
     return [item for item in items if id(item) in keep]
 
 
-@pytest.hookimpl(tryfirst=True)
+def pytest_itemcollected(item) -> None:
+    """Mark the tests of :data:`SLOW_MODULES` ``slow`` (before ``-m`` is applied)."""
+    module = getattr(item, "module", None)
+    if module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES:
+        item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items) -> None:
-    """Mark the tests of :data:`SLOW_MODULES` ``slow``; with ``--fast``, deselect all but
-    :func:`fast_selection`."""
-    for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES:
-            item.add_marker(pytest.mark.slow)
+    """With ``--fast``, deselect all but :func:`fast_selection` of what ``-k``/``-m``
+    left (so ``--fast -k cpython3.12`` runs each function once on that interpreter)."""
     if not config.getoption("fast", False):
         return
     kept = fast_selection(items, target_ids())
