@@ -1,11 +1,12 @@
 # Two commands for a fresh clone (see README):
 #   make check   set up, then check this machine's system interpreter
 #   make test    set up, then lint and run the whole test suite
+# While working: make test-fast (each test function once, see docs/development.md).
 PYTHON ?= python3
 VENV := .venv
 TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
 
-.PHONY: setup check test lint bench roots deb vendor
+.PHONY: setup check test test-fast lint bench roots deb vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +30,10 @@ lint: setup
 
 test: lint
 	$(VENV)/bin/python -m pytest -n auto --durations=25 $(PYTEST_ARGS)
+
+# Each test function once, the interpreters in rotation (tests/harness/fast.py).
+test-fast: lint
+	$(VENV)/bin/python -m pytest -n auto --fast --durations=10 $(PYTEST_ARGS)
 
 # dist/sitewarden_<version>_all.deb, offline, reproducible (see packaging/build-deb):
 # python3 and dpkg-deb only (no .venv, no network; the vendored packaging is committed).

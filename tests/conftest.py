@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import run_cli
 
-pytest_plugins = ["harness.fixtures"]
+pytest_plugins = ["harness.fixtures", "harness.fast"]
 
 ROOT = Path(__file__).resolve().parent.parent
 

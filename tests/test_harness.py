@@ -236,3 +236,37 @@ def test_pip_matrix(base, make_hermetic):
     admitted = {v for v, tree in tried.items()
                 if SpecifierSet(_requires_python(tree)).contains(".".join(map(str, base.version)))}
     assert started & admitted == set(expected)
+
+
+# -- the fast subset (harness/fast.py) ---------------------------------------------------------
+
+def collected(*args: str) -> list:
+    """The node ids ``pytest --collect-only`` lists for this checkout with ``args``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
+                           "-p", "no:cacheprovider", *args],
+                          capture_output=True, text=True, env=env, timeout=600,
+                          cwd=TESTS.parent)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return [line for line in proc.stdout.splitlines() if "::" in line]
+
+
+def test_fast_covers_every_function_and_every_interpreter():
+    from harness import TARGETS
+    from harness.fast import SLOW_MODULES, target_ids, target_of
+
+    def function(nodeid):
+        return nodeid.partition("[")[0].partition("@")[0]
+
+    full, fast = collected(), collected("--fast")
+    assert len(fast) < len(full) and set(fast) <= set(full)
+    assert sorted(map(function, fast)) == sorted(set(map(function, full)))  # each once
+    targets = target_ids()
+    assert {t.id for t in TARGETS} <= set(targets) and any(t.startswith("cpython") for t in targets)
+    chosen = {target_of(nodeid.partition("[")[2].rpartition("]")[0], targets) for nodeid in fast}
+    assert set(targets) <= chosen, sorted(set(targets) - chosen)
+    assert collected("--fast") == fast  # computed the same way every time
+
+    not_slow = collected("-m", "not slow")
+    slow = {Path(n.partition("::")[0]).stem for n in set(full) - set(not_slow)}
+    assert slow == SLOW_MODULES

@@ -12,6 +12,8 @@
 * ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
 * ``inputs``: one test per input of a reliability loop, the loop still run once per
   interpreter (``input_params``, ``once``, ``PerInput``; xdist groups).
+* ``fast``: the ``slow`` marker and ``--fast`` (``make test-fast``, each test function
+  once, the interpreters in rotation), loaded by ``tests/conftest.py``.
 """
 
 from .debian_ns import DebianNamespace, MountNamespace, NamespaceError, available, overlay_dirs
