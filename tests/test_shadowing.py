@@ -628,3 +628,17 @@ def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_pat
     assert [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]
     proc = g.python("-W", "error::UserWarning", "-m", "six")  # shown, never raised
     assert proc.returncode == 0 and [(f, n) for f, n, _, _ in g.stderr_warnings(proc)] == [where]
+
+
+def test_requirement_violated_message_reads_with_and_without_a_consumer_version():
+    """A consumer without a version (metadata without one) is named without a gap."""
+    from sitewarden.detect import shadowscan
+
+    base = {"consumer": "httplib2", "consumer_class": "distro", "requirement": "pyparsing<4",
+            "requires": "pyparsing", "installed": "4.0", "seen_by": ["import"]}
+    with_version = shadowscan._violation_finding(dict(base, consumer_version="0.22.0"))
+    without = shadowscan._violation_finding(dict(base, consumer_version=None))
+    assert with_version.message == (
+        "httplib2 0.22.0 (distro) requires 'pyparsing<4', but pyparsing is imported as 4.0")
+    assert without.message == (
+        "httplib2 (distro) requires 'pyparsing<4', but pyparsing is imported as 4.0")

@@ -363,8 +363,8 @@ def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings
 def _violation_finding(v):
     return Finding(
         "requirement-violated", "high" if v["consumer_class"] == "distro" else "medium",
-        "%s %s (%s) requires '%s', but %s %s" % (
-            v["consumer"], v["consumer_version"] or "", v["consumer_class"],
+        "%s (%s) requires '%s', but %s %s" % (
+            " ".join(p for p in (v["consumer"], v["consumer_version"]) if p), v["consumer_class"],
             v["requirement"], v["requires"],
             "is imported as %s" % v["installed"] if "import" in v["seen_by"]
             else "is %s (its metadata)" % v["installed"]),
