@@ -480,7 +480,7 @@ CONFIGS = [
 #: file alone, and the ``.pth`` + ``.start`` pair sitewarden deployed before its hook policy.
 START_CONFIGS = [
     ("guard-start", "sitewarden, .start alone (--hook start)"),
-    ("guard-pair", "sitewarden, .pth + .start (sitewarden before the hook policy)"),
+    ("guard-pair", "sitewarden, .pth + .start (both files deployed)"),
 ]
 #: The baseline's one ``.pth`` file: most systems have one, and reading any costs the same.
 COMMENT_PTH = b"# a comment-only .pth\n"

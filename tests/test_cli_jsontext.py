@@ -68,9 +68,11 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     lines = proc.stdout.split("\n")
     assert lines[0].split() == []
     # Detection runs in the target (the probe); the CLI builds its own findings with
-    # records.finding, never importing the collectors (check, layout, shadowscan...).
+    # records.finding, never importing the collectors (check, layout, shadowscan...);
+    # render_startup reads the startup section's records.
     assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.jsonout",
-                                "sitewarden.detect.probe", "sitewarden.detect.records"]
+                                "sitewarden.detect.probe", "sitewarden.detect.records",
+                                "sitewarden.detect.startup_records"]
 
 
 @pytest.mark.parametrize("argv, plain", [

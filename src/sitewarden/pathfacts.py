@@ -52,6 +52,12 @@ def forget_real():
     _memo.pop("real", None)
 
 
+def package_dir(site_dir):
+    """The ``sitewarden`` package in ``site_dir`` (a deployment's, the CLI's payload's):
+    the one place its name is joined to a directory."""
+    return os.path.join(site_dir, "sitewarden")
+
+
 def absolute(path):
     """An entry as an absolute, normalised string: textual (no filesystem access),
     so symbolic links are not resolved (see :func:`real`) and case is kept.  A

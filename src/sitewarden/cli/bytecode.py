@@ -11,11 +11,11 @@ block goes into: :func:`source_bytecode`).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
+from ..pathfacts import package_dir
 from . import payload
-from .deployed import PACKAGE, DeployError
+from .deployed import DeployError
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def compile_runtime(target: Target, staging: Path, final: Path) -> None:
     there must not run); ``-S``: no ``.pth`` files."""
     proc = subprocess.run(
         [target.executable, "-I", "-S", "-c", COMPILE_SCRIPT, str(staging), str(final),
-         os.path.join(payload.payload_dir(), PACKAGE)],
+         package_dir(payload.payload_dir())],
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
     )
     if proc.returncode != 0:

@@ -67,7 +67,7 @@ def install(args: argparse.Namespace, style: Style) -> int:
     print("  target: %s" % target.label)
     print("  loaded by: %s" % how)
     status = targets.startup_status(target)
-    if status.get("active"):
+    if status.active:
         print("  active: %s (every start of %s loads it)"
               % (style.good("yes"), target.executable))
     else:
@@ -79,16 +79,16 @@ def install(args: argparse.Namespace, style: Style) -> int:
               "the copy first on sys.path (%s), the other stays silent. "
               "`sitewarden uninstall` returns to the package's copy."
               % (style.warn("note:"), packaged[0].version, packaged[0].site_dir,
-                 target.executable, status.get("module_file") or "none loaded"))
+                 target.executable, status.module_file or "none loaded"))
     # The exit-status rule (main.EXAMPLES): deployed but not loaded is not guarded.
-    return 0 if status.get("active") else 1
+    return 0 if status.active else 1
 
 
 def uninstall(args: argparse.Namespace, style: Style) -> int:
     target = _target_for_change(args)
     site_dir = _site_dir(args, target)
     # A sitecustomize block left without any runtime (no manifest records it) goes too.
-    blocks = [o["hook"] for o in deployed.find_orphans(target) if o["kind"] == "sitecustomize"]
+    blocks = [o.hook for o in deployed.find_orphans(target) if o.kind == "sitecustomize"]
     if deployed.read_deployment(site_dir) is None:
         if blocks and sitecustomize_block.remove_orphaned_block(blocks[0]):
             print("%s the orphaned sitewarden block from %s" % (style.good("removed"), blocks[0]))

@@ -6,8 +6,8 @@ PEP 829 ``sitewarden.start`` (3.18+, where ``.pth`` import lines no longer run),
 or a marked block in ``sitecustomize`` (:mod:`.sitecustomize_block`).  Never both
 files by default: on 3.15-3.17 a ``.start`` file makes ``site`` import ``pkgutil``,
 ``re``, ``enum``... at every start (+76% instructions for ``-c pass`` on sid's
-3.15.2) while the ``.pth`` line alone does the same job (see README, "Hook
-policy").  Every file written is listed in ``sitewarden/_deployment.json``;
+3.15.2) while the ``.pth`` line alone does the same job (see
+docs/startup-hooks.md).  Every file written is listed in ``sitewarden/_deployment.json``;
 ``uninstall`` removes exactly those and restores what it changed, byte for byte.
 
 Crash safety: the package is built and compiled (by the target, :mod:`.bytecode`)
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import sitewarden
 
+from ..pathfacts import package_dir
 from . import bytecode, fileops, payload, sitecustomize_block
 from .deployed import (
     DPKG,
@@ -120,7 +121,7 @@ def refuse_distro_site_dir(target: Target, site_dir: Path) -> None:
         shell_quote(target.executable), target.purelib)
     if os.path.exists("/etc/debian_version"):
         fix = ("To guard %s from there, install the Debian package: apt install sitewarden "
-               "(README, \"The Debian package\": it puts the guard in "
+               "(docs/debian-package.md: it puts the guard in "
                "/usr/lib/python3/dist-packages for every python3.X, and apt keeps it up to "
                "date); or deploy into the install scheme's directory: %s"
                % (target.executable, scheme))
@@ -202,7 +203,7 @@ def _install_locked(
     target: Target, site_dir: Path, hook: str, created_dirs: list[str],
     hook_texts: dict[str, str],
 ) -> Deployment:
-    package = site_dir / PACKAGE
+    package = Path(package_dir(site_dir))
     previous = _previous_deployment(site_dir, package)
     old_sc = None
     if previous is not None and previous.manifest is not None:
@@ -210,7 +211,7 @@ def _install_locked(
         old_sc = previous.manifest.get("sitecustomize")
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=site_dir))
     try:
-        new_package = staging / PACKAGE
+        new_package = Path(package_dir(staging))
         payload.write_tree(staging, payload.runtime_files())
         bytecode.compile_runtime(target, new_package, package)
         fileops.chmod_tree(new_package)
@@ -349,7 +350,7 @@ def _uninstall_locked(site_dir: Path) -> Removal:
         if problem:
             problems.append(problem)
         removed.append(manifest["sitecustomize"]["path"])
-    package = site_dir / PACKAGE
+    package = Path(package_dir(site_dir))
     if package.is_symlink():
         problems.append("%s is a symbolic link; left it alone" % package)
     elif package.is_dir():
@@ -369,7 +370,7 @@ def _uninstall_locked(site_dir: Path) -> Removal:
         else:
             # Move aside first: a kill mid-way leaves a hidden directory, not half a package.
             aside = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=site_dir))
-            os.rename(package, aside / PACKAGE)
+            os.rename(package, package_dir(aside))
             shutil.rmtree(aside)
         removed.append(PACKAGE + "/")
     return Removal(site_dir, removed, problems, manifest.get("created_dirs", []))

@@ -1,15 +1,17 @@
 """What is deployed where: the read-only side of ``deploy`` (``status`` and ``check``).
 
 Imports no ``pathlib``, ``contextlib`` or ``subprocess``: ``sitewarden check`` loads
-this module, and every module it imports is paid at every run (see README,
-"Benchmarks").  Paths are strings here (a ``Path`` given is accepted).
+this module, and every module it imports is paid at every run (see
+docs/benchmarks.md).  Paths are strings here (a ``Path`` given is accepted).
 """
 
 from __future__ import annotations
 
 import os
 
+from ..pathfacts import package_dir
 from .jsontext import loads
+from .state import Orphan
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -126,7 +128,7 @@ def find_deployments(target: Target) -> list[Deployment]:
 def read_deployment(site_dir: str | os.PathLike[str]) -> Deployment | None:
     manifest = None
     try:
-        with open(os.path.join(site_dir, MANIFEST), encoding="utf-8") as f:
+        with open(os.path.join(package_dir(site_dir), "_deployment.json"), encoding="utf-8") as f:
             manifest = loads(f.read())
     except (OSError, ValueError):
         manifest = None
@@ -139,7 +141,7 @@ def read_deployment(site_dir: str | os.PathLike[str]) -> Deployment | None:
 
 def runtime_problem(site_dir: str | os.PathLike[str]) -> str | None:
     """Why the runtime in ``site_dir`` cannot be loaded by its hook, or None."""
-    package = os.path.join(site_dir, PACKAGE)
+    package = package_dir(site_dir)
     if not os.path.lexists(package):
         return "its runtime %s is missing" % package
     init = os.path.join(package, "__init__.py")
@@ -164,7 +166,7 @@ def change_command(command: str, target: Target, site_dir: str | os.PathLike[str
     return "sitewarden %s --python %s%s" % (command, shell_quote(target.executable), where)
 
 
-def find_orphans(target: Target) -> list[dict[str, Any]]:
+def find_orphans(target: Target) -> list[Orphan]:
     """Every sitewarden hook of ``target`` (``.pth``, ``.start``, sitecustomize block)
     whose runtime is missing or incomplete, with what it does and how to remove it."""
     out = []
@@ -182,7 +184,7 @@ def find_orphans(target: Target) -> list[dict[str, Any]]:
                 effect = ("harmless while %s holds a complete runtime (the entry point "
                           "sitewarden:activate resolves there), but left behind: without "
                           "that one, every start of %s prints an error"
-                          % (os.path.join(loadable[0], PACKAGE), target.executable))
+                          % (package_dir(loadable[0]), target.executable))
             elif kind == "start" and tuple(target.version) >= START_READ_FROM:
                 effect = ("every start of %s prints \"Error resolving entry point "
                           "sitewarden:activate\" and a traceback" % target.executable)
@@ -191,10 +193,10 @@ def find_orphans(target: Target) -> list[dict[str, Any]]:
                     target.version_string)
             else:
                 effect = "silent (its line checks that the runtime is there), but left behind"
-            out.append({"hook": str(path), "kind": kind, "site_dir": str(site_dir),
-                        "problem": problem, "effect": effect,
-                        "remove": "rm %s" % shell_quote(str(path)),
-                        "uninstall": uninstall_command(target, site_dir)})
+            out.append(Orphan.make(hook=str(path), kind=kind, site_dir=str(site_dir),
+                                   problem=problem, effect=effect,
+                                   remove="rm %s" % shell_quote(str(path)),
+                                   uninstall=uninstall_command(target, site_dir)))
     sitecustomize = target.sitecustomize
     if sitecustomize and not loadable:
         try:
@@ -203,16 +205,13 @@ def find_orphans(target: Target) -> list[dict[str, Any]]:
         except OSError:
             has_block = False
         if has_block:
-            out.append({"hook": str(os.path.realpath(sitecustomize)), "kind": "sitecustomize",
-                        "site_dir": None,
-                        "problem": "no sitewarden runtime in any site directory of %s"
-                        % target.executable,
-                        "effect": "silent (the block ignores a missing runtime), but left behind",
-                        "remove": "sitewarden uninstall --python %s (or delete the lines "
-                        "between '%s' and '%s')" % (shell_quote(target.executable),
-                                                    BLOCK_BEGIN, BLOCK_END),
-                        "uninstall": "sitewarden uninstall --python %s"
-                        % shell_quote(target.executable)})
+            out.append(Orphan.make(
+                hook=str(os.path.realpath(sitecustomize)), kind="sitecustomize", site_dir=None,
+                problem="no sitewarden runtime in any site directory of %s" % target.executable,
+                effect="silent (the block ignores a missing runtime), but left behind",
+                remove="sitewarden uninstall --python %s (or delete the lines between '%s' "
+                "and '%s')" % (shell_quote(target.executable), BLOCK_BEGIN, BLOCK_END),
+                uninstall="sitewarden uninstall --python %s" % shell_quote(target.executable)))
     return out
 
 

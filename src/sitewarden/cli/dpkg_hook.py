@@ -28,6 +28,8 @@ import time
 
 from .. import failopen
 from ..detect import probe
+from ..detect.records import CheckReport, Copy, ShadowCase, Shadowing
+from . import render_startup
 from .targets import machine_interpreters
 
 DISTRO_DIR = "/usr/lib/python3/dist-packages"
@@ -90,7 +92,7 @@ def probe_env() -> dict[str, str]:
     return env
 
 
-def run_checks(executables: list[str]) -> dict[str, dict]:
+def run_checks(executables: list[str]) -> dict[str, CheckReport]:
     """``check``'s report from each interpreter (started in parallel), by executable;
     interpreters that fail or time out are left out.  Each starts with its site and the
     user site of the user running the hook (``-E``, not ``-I``), in an empty directory
@@ -128,8 +130,9 @@ def run_checks(executables: list[str]) -> dict[str, dict]:
             text = out.read().decode("utf-8", "replace")
             if text.startswith(probe.REPORT_HEADER):
                 try:
-                    reports[exe] = json.loads(text[len(probe.REPORT_HEADER):])
-                except ValueError:  # a probe that died half-way: no report
+                    reports[exe] = CheckReport.from_json(
+                        json.loads(text[len(probe.REPORT_HEADER):]))
+                except (ValueError, AttributeError):  # a probe that died half-way: no report
                     continue
     finally:
         for out, _proc in procs.values():
@@ -143,62 +146,63 @@ def _pkg(path: str | None, changed: dict[str, str]) -> str | None:
     return changed.get(os.path.normpath(path)) if path else None
 
 
-def _fix(exe: str, winner: dict, marker_applies: bool) -> str:
-    path = winner.get("path") or ""
+def _fix(exe: str, winner: Copy, marker_applies: bool) -> str:
+    path = winner.path or ""
     if os.path.isfile(os.path.join(path, "_deployment.json")):
         return "sitewarden uninstall --python %s" % exe
-    if winner.get("class") in ("local", "user") and winner.get("distribution"):
+    if winner.cls in ("local", "user") and winner.distribution:
         return "%s -m pip uninstall%s %s" % (
-            exe, " --break-system-packages" if marker_applies else "", winner["distribution"])
-    if winner.get("class") == "pth":
-        return "remove the .pth file that adds %s to sys.path" % winner.get("entry")
+            exe, " --break-system-packages" if marker_applies else "", winner.distribution)
+    if winner.cls == "pth":
+        return "remove the .pth file that adds %s to sys.path" % winner.entry
     return "remove %s" % path
 
 
-def _copy(copy: dict) -> str:
-    what = "%s %s" % (copy["distribution"], copy.get("version") or "") \
-        if copy.get("distribution") else "no metadata"
-    return "%s (%s)" % (copy.get("path"), what.strip())
+def _case_lines(name: str, case: ShadowCase, changed: dict[str, str],
+                involved: set[str], shown: set) -> list[str]:
+    """The lines of one shadow case that involves ``changed`` (none when it does not)."""
+    hit = [_pkg(s.path, changed) or _pkg(s.metadata, changed) for s in case.shadowed]
+    broken = [r for r in case.requirements or [] if r.status in BROKEN]
+    hit += [_pkg(r.consumer_metadata, changed) for r in broken]
+    if not any(hit):
+        return []
+    involved.update(p for p in hit if p)
+    s = case.shadowed[0]
+    package = _pkg(s.path, changed)
+    lines = ["  %s: '%s' is imported from %s, which shadows %s%s" % (
+        name, case.module, case.winner.text(), s.text(), " (%s)" % package if package else "")]
+    for r in broken:
+        shown.add((r.consumer_metadata, r.requirement))
+        consumer = _pkg(r.consumer_metadata, changed)
+        lines.append("    breaks %s %s%s: requires '%s'" % (
+            r.consumer, r.consumer_version or "", " (%s)" % consumer if consumer else "",
+            r.requirement))
+    return lines
 
 
-def report_lines(exe: str, report: dict, changed: dict[str, str],
+def report_lines(exe: str, report: CheckReport, changed: dict[str, str],
                  involved: set[str]) -> list[str]:
     """What to print for one interpreter: the findings involving ``changed`` (the
     packages involved are added to ``involved``)."""
-    shadowing = report.get("shadowing") or {}
-    applies = bool((report.get("marker") or {}).get("applies"))
+    shadowing = report.shadowing or Shadowing([], [], [], [])
+    applies = bool(report.marker and report.marker.applies)
     name = os.path.basename(exe)
     lines: list[str] = []
-    shown = set()
-    for case in shadowing.get("modules", []):
-        if case.get("severity") == "info":
+    shown: set = set()
+    for case in shadowing.modules or []:
+        if case.severity == "info":
             continue
-        hit = [_pkg(s.get("path"), changed) or _pkg(s.get("metadata"), changed)
-               for s in case["shadowed"]]
-        broken = [r for r in case.get("requirements", []) if r["status"] in BROKEN]
-        hit += [_pkg(r.get("consumer_metadata"), changed) for r in broken]
-        if not any(hit):
-            continue
-        involved.update(p for p in hit if p)
-        s = case["shadowed"][0]
-        lines.append("  %s: '%s' is imported from %s, which shadows %s%s" % (
-            name, case["module"], _copy(case["winner"]), _copy(s),
-            " (%s)" % _pkg(s.get("path"), changed) if _pkg(s.get("path"), changed) else ""))
-        for r in broken:
-            shown.add((r.get("consumer_metadata"), r["requirement"]))
-            lines.append("    breaks %s %s%s: requires '%s'" % (
-                r["consumer"], r.get("consumer_version") or "",
-                " (%s)" % _pkg(r.get("consumer_metadata"), changed)
-                if _pkg(r.get("consumer_metadata"), changed) else "", r["requirement"]))
-        lines.append("    fix: %s" % _fix(exe, case["winner"], applies))
-    for v in shadowing.get("violations", []):
-        package = _pkg(v.get("consumer_metadata"), changed)
-        if not package or (v.get("consumer_metadata"), v["requirement"]) in shown:
+        more = _case_lines(name, case, changed, involved, shown)
+        if more:
+            lines += more + ["    fix: %s" % _fix(exe, case.winner, applies)]
+    for v in shadowing.violations or []:
+        package = _pkg(v.consumer_metadata, changed)
+        if not package or (v.consumer_metadata, v.requirement) in shown:
             continue
         involved.add(package)
         lines.append("  %s: %s %s (%s) requires '%s', but %s %s is installed in %s" % (
-            name, v["consumer"], v.get("consumer_version") or "", package, v["requirement"],
-            v["requires"], v.get("installed"), v.get("installed_location")))
+            name, v.consumer, v.consumer_version or "", package, v.requirement,
+            v.requires, v.installed, v.installed_location))
     return lines
 
 
@@ -223,7 +227,11 @@ def main(argv: list[str]) -> int:
         if lines:
             print(header(involved, changes))
             print("\n".join(lines))
-            sys.stdout.flush()
+        failing = [x for exe in executables if exe in reports
+                   for x in render_startup.hook_lines(exe, reports[exe], changed)]
+        if failing:
+            print("\n".join([render_startup.hook_header(changes)] + failing))
+        sys.stdout.flush()
     except Exception:
         failopen.swallowed("the apt hook's report")  # an apt hook never fails apt
     return 0

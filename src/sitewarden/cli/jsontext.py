@@ -1,6 +1,6 @@
 """The CLI's JSON reader (the probes' reports, deployment manifests) without importing
 ``json``, whose decoder imports ``re`` (with ``enum`` and its friends: a sixth of a
-``sitewarden check``, see README, "Benchmarks").  The C part of ``json``
+``sitewarden check``, see docs/benchmarks.md).  The C part of ``json``
 (``_json``) does the work, as ``json.loads`` would; a ``_json`` this module cannot
 feed, or none, leaves it to ``json`` itself.  The writer is the probe's,
 ``detect/jsonout.py``: a target never imports ``cli/``.

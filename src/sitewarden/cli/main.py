@@ -7,9 +7,11 @@ import sys
 
 from .. import __version__, settings
 from ..detect.jsonout import dumps
+from ..detect.records import CheckReport, Finding, MarkerState
 from . import deployed, environment, targets
 from .errors import UsageError
 from .render import Style, render_check, render_status, render_status_all
+from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -83,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("install", help="deploy the guard into an interpreter",
-                       description="Deploy the guard so that every start of the target loads it.")
+                       description="Deploy the guard so that every start of the target loads it.",
+                       epilog="example:\n  sudo sitewarden install --python /usr/bin/python3",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=True)
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="how the guard is loaded: by default a .pth file (Python < 3.18) or "
@@ -92,107 +96,112 @@ def build_parser() -> argparse.ArgumentParser:
                    "import of pkgutil, re, enum...); 'sitecustomize': a block in sitecustomize")
 
     p = sub.add_parser("uninstall", help="remove the guard from an interpreter",
-                       description="Remove exactly what install wrote.")
+                       description="Remove exactly what install wrote.",
+                       epilog="example:\n  sudo sitewarden uninstall --python /usr/bin/python3",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=True)
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
-    p = sub.add_parser("status", help="where the guard is deployed and whether it is active")
+    p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
+                       epilog="example:\n  sitewarden status --all",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state")
+    p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state",
+                       epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
-def exit_status(findings: list[dict[str, Any]]) -> int:
+def exit_status(findings: list[Finding]) -> int:
     """The rule for a target's findings: 1 when any is above ``info``, else 0."""
-    return EXIT_ATTENTION if any(f["severity"] != "info" for f in findings) else EXIT_OK
+    return EXIT_ATTENTION if any(f.severity != "info" for f in findings) else EXIT_OK
 
 
-def guard_findings(status: dict[str, Any], applies: bool,
-                   target: targets.Target | None = None) -> list[dict[str, Any]]:
+def guard_findings(status: Status, applies: bool,
+                   target: targets.Target | None = None) -> list[Finding]:
     """``check``'s findings about the guard itself, from :func:`status_data` (``applies``:
     the PEP 668 marker applies to the target; ``target``: to name the exact repair
     command); ``status`` exits by the same ones."""
-    from ..detect.records import finding  # the findings' one JSON form (a small module)
-
     out = []
-    orphaned = {o["site_dir"] for o in status["orphans"]}
-    for dep in status["deployments"]:
-        missing = dep.get("missing")
+    orphaned = {o.site_dir for o in status.orphans}
+    for dep in status.deployments:
+        missing = dep.missing
         # A hook without its runtime is an orphaned hook (below); staging leftovers
         # alone (a killed first install) load nothing and refuse nothing.
-        if not missing or dep["site_dir"] in orphaned:
+        if not missing or dep.site_dir in orphaned:
             continue
-        if dep.get("installer") == deployed.DPKG:
+        if dep.installer == deployed.DPKG:
             fix = "apt install --reinstall sitewarden"
         elif target is not None:
-            fix = deployed.change_command("install", target, dep["site_dir"])
+            fix = deployed.change_command("install", target, dep.site_dir)
         else:
-            fix = "sitewarden install --python %s" % deployed.shell_quote(status["python"])
-        out.append(finding(
+            fix = "sitewarden install --python %s" % deployed.shell_quote(status.python)
+        out.append(Finding(
             "incomplete-deployment", "medium",
             "the sitewarden deployment in %s is incomplete (missing %s): installs are "
-            "refused until `%s` repairs it" % (dep["site_dir"], ", ".join(missing), fix),
-            site_dir=dep["site_dir"], missing=missing, command=fix))
-    for orphan in status["orphans"]:
-        loud = orphan["kind"] == "start" and orphan["effect"].startswith("every start")
-        out.append(finding(
+            "refused until `%s` repairs it" % (dep.site_dir, ", ".join(missing), fix),
+            site_dir=dep.site_dir, missing=missing, command=fix))
+    for orphan in status.orphans:
+        loud = orphan.kind == "start" and orphan.effect.startswith("every start")
+        out.append(Finding(
             "orphaned-hook", "high" if loud else "low",
             "orphaned sitewarden hook %s: %s; %s.\nRemove it: %s\n(or: %s)" % (
-                orphan["hook"], orphan["problem"], orphan["effect"], orphan["remove"],
-                orphan["uninstall"]),
-            hook=orphan["hook"], command=orphan["remove"]))
-    if status["disabled_by"]:
-        out.append(finding(
+                orphan.hook, orphan.problem, orphan.effect, orphan.remove, orphan.uninstall),
+            hook=orphan.hook, command=orphan.remove))
+    if status.disabled_by:
+        out.append(Finding(
             "guard-disabled-here", "info",
             "SITEWARDEN_DISABLE=%s in this environment: the guard is off in every process "
-            "started from it" % status["disabled_value"]))
-    if not status["active"]:
-        out.append(finding(
+            "started from it" % status.disabled_value))
+    if not status.active:
+        out.append(Finding(
             "guard-not-active", "low" if applies else "info",
             "the sitewarden guard is not loaded at startup of %s%s" % (
-                status["python"],
+                status.python,
                 ": installers older than pip 23 are not stopped, shadowing goes unreported"
                 if applies else "")))
     return out
 
 
-def status_exit(data: dict[str, Any]) -> int:
+def status_exit(data: Status | TargetFailure) -> int:
     """``status``'s exit status for one target: ``check``'s rule on the guard's findings."""
-    if "error" in data:
+    if isinstance(data, TargetFailure):
         return EXIT_ERROR
-    return exit_status(guard_findings(data, bool(data["marker"].get("applies"))))
+    return exit_status(guard_findings(data, bool(data.marker.applies)))
 
 
-def status_data(target: targets.Target, startup: dict[str, Any] | None = None) -> dict[str, Any]:
-    deployments = [d.as_json() for d in deployed.find_deployments(target)]
+def status_data(target: targets.Target, startup: StartupState | None = None) -> Status:
+    deployments = [DeploymentState.from_json(d.as_json())
+                   for d in deployed.find_deployments(target)]
     if startup is None:
         startup = targets.startup_status(target)
-    return {
-        "sitewarden": __version__,
-        "python": target.executable,
-        "python_version": target.version_string,
-        "virtualenv": target.virtualenv,
-        "deployments": deployments,
-        "orphans": deployed.find_orphans(target),
-        "active": bool(startup.get("active")),
-        "active_module": startup.get("module_file"),
-        "active_version": startup.get("version"),
-        "startup_stderr": startup.get("stderr", ""),
-        "marker": target.marker,
+    return Status.make(
+        sitewarden=__version__,
+        python=target.executable,
+        python_version=target.version_string,
+        virtualenv=target.virtualenv,
+        deployments=deployments,
+        orphans=deployed.find_orphans(target),
+        active=bool(startup.active),
+        active_module=startup.module_file,
+        active_version=startup.version,
+        startup_stderr=startup.stderr or "",
+        marker=MarkerState.from_json(target.marker),
         # Set in the caller's environment, it turns the guard off in what it starts.
-        "disabled_by": "SITEWARDEN_DISABLE" if _disabled_here() else None,
-        "disabled_value": _disabled_here(),
+        disabled_by="SITEWARDEN_DISABLE" if _disabled_here() else None,
+        disabled_value=_disabled_here(),
         # Every SITEWARDEN_* variable set here and every silence file: what each means.
-        "environment": environment.variables(),
-        "silence_files": environment.silence_files([d["site_dir"] for d in deployments]),
-    }
+        environment=[Setting.from_json(v) for v in environment.variables()],
+        silence_files=[Setting.from_json(f) for f in
+                       environment.silence_files([d.site_dir for d in deployments])],
+    )
 
 
 def _all_interpreters(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
@@ -204,7 +213,7 @@ def _all_interpreters(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
     return found
 
 
-def _each(args: argparse.Namespace, collect: Any) -> list[dict[str, Any]]:
+def _each(args: argparse.Namespace, collect: Any) -> list[Any]:
     """``collect(executable)`` for every interpreter of ``--all``; an interpreter that
     cannot be probed is reported as such, the others still are."""
     out = []
@@ -212,8 +221,8 @@ def _each(args: argparse.Namespace, collect: Any) -> list[dict[str, Any]]:
         try:
             data = collect(exe)
         except targets.TargetError as exc:
-            data = {"python": exe, "error": str(exc)}
-        data["aliases"] = aliases
+            data = TargetFailure(exe, str(exc))
+        data.aliases = aliases
         out.append(data)
     return out
 
@@ -244,7 +253,7 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
     if args.all:
         items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
         if args.json:
-            print(dumps({"interpreters": items}))
+            print(dumps({"interpreters": [i.as_json() for i in items]}))
         else:
             print(render_status_all(items, style))
         return max(status_exit(i) for i in items)
@@ -254,11 +263,12 @@ def cmd_status(args: argparse.Namespace, style: Style) -> int:
     return status_exit(data)
 
 
-def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], render: Any) -> None:
+def _print_one(args: argparse.Namespace, style: Style, data: Status | CheckReport,
+               render: Any) -> None:
     """One target's status or check, as JSON or text, with the default-target note."""
     note = _default_target_note(args)
     if args.json:
-        print(dumps(data))
+        print(dumps(data.as_json()))
         if note:
             print("sitewarden: " + note, file=sys.stderr)
     else:
@@ -267,31 +277,32 @@ def _print_one(args: argparse.Namespace, style: Style, data: dict[str, Any], ren
             print(style.warn(note))
 
 
-def check_data(python: str | None) -> dict[str, Any]:
-    target, report, startup = targets.check_target(python)
+def check_data(python: str | None) -> CheckReport:
+    target, data, startup = targets.check_target(python)
+    report = CheckReport.from_json(data)
     status = status_data(target, startup)
-    report["guard"] = {k: status[k] for k in
-                       ("deployments", "orphans", "active", "active_module", "active_version",
-                        "disabled_by", "disabled_value")}
-    report["environment"] = status["environment"]
-    report["silence_files"] = status["silence_files"]
-    report["findings"].extend(guard_findings(status, bool(report["marker"]["applies"]), target))
+    report.guard = status.guard()
+    report.environment = status.environment
+    report.silence_files = status.silence_files
+    report.findings.extend(guard_findings(status, bool(report.marker.applies), target))
     return report
 
 
-def _check_status(report: dict[str, Any]) -> int:
-    return EXIT_ERROR if "error" in report else exit_status(report["findings"])
+def _check_status(report: CheckReport | TargetFailure) -> int:
+    if isinstance(report, TargetFailure):
+        return EXIT_ERROR
+    return exit_status(report.findings)
 
 
 def cmd_check(args: argparse.Namespace, style: Style) -> int:
     if args.all:
         items = _each(args, check_data)
         if args.json:
-            print(dumps({"interpreters": items}))
+            print(dumps({"interpreters": [i.as_json() for i in items]}))
         else:
             print("\n\n".join(
-                render_check(r, style) if "error" not in r
-                else "%s %s: %s" % (style.bad("error:"), r["python"], r["error"])
+                render_check(r, style) if not isinstance(r, TargetFailure)
+                else "%s %s: %s" % (style.bad("error:"), r.python, r.error)
                 for r in items))
         return max(_check_status(r) for r in items)
     report = check_data(args.python)

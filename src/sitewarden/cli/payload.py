@@ -16,6 +16,8 @@ import zlib
 
 import sitewarden
 
+from .. import pathfacts
+
 TYPE_CHECKING = False  # pathlib is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from pathlib import Path
@@ -159,7 +161,7 @@ def payload_dir() -> str:
         atexit.register(_remove_tree, tmp)  # not left behind at every run
         return tmp
     final = os.path.join(root, cache_key())
-    if os.path.isfile(os.path.join(final, "sitewarden", "__init__.py")):
+    if os.path.isfile(os.path.join(pathfacts.package_dir(final), "__init__.py")):
         return final
     staging = _staged_tree(".staging-", root)
     try:

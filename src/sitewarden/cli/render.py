@@ -4,9 +4,25 @@ from __future__ import annotations
 
 import os
 
+from ..pathfacts import package_dir
+from .render_startup import render_startup
+from .state import TargetFailure
+
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
-    from typing import Any, TextIO
+    from typing import TextIO
+
+    from ..detect.records import (
+        CheckReport,
+        Copy,
+        Finding,
+        HiddenNamespace,
+        Layout,
+        MarkerState,
+        ShadowCase,
+        Shadowing,
+    )
+    from .state import DeploymentState, GuardState, Orphan, Status
 
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
 
@@ -65,252 +81,255 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in text.splitlines())
 
 
-def render_marker(marker: dict[str, Any], style: Style) -> list[str]:
+def render_marker(marker: MarkerState, style: Style) -> list[str]:
     lines = []
-    if marker.get("virtualenv"):
+    if marker.virtualenv:
         lines.append("  virtual environment: PEP 668 does not apply")
-    if marker.get("marker_exists"):
-        state = style.bold("applies") if marker.get("applies") else "present, not applied"
-        lines.append("  marker: %s (%s)" % (marker.get("marker_path"), state))
-        if marker.get("problem"):
-            lines.append("  %s %s" % (style.warn("unreadable:"), marker["problem"]))
-        if marker.get("message"):
-            lines.append("  message%s:" % (" [%s]" % marker["message_key"]
-                                          if marker.get("message_key") else ""))
-            lines.append(_indent(marker["message"]))
+    if marker.marker_exists:
+        state = style.bold("applies") if marker.applies else "present, not applied"
+        lines.append("  marker: %s (%s)" % (marker.marker_path, state))
+        if marker.problem:
+            lines.append("  %s %s" % (style.warn("unreadable:"), marker.problem))
+        if marker.message:
+            lines.append("  message%s:" % (" [%s]" % marker.message_key
+                                          if marker.message_key else ""))
+            lines.append(_indent(marker.message))
     else:
-        lines.append("  marker: none (expected at %s)" % marker.get("marker_path"))
+        lines.append("  marker: none (expected at %s)" % marker.marker_path)
     return lines
 
 
-def _loaded_from(dep: dict[str, Any], data: dict[str, Any]) -> bool | None:
+def _loaded_from(dep: DeploymentState, data: GuardState) -> bool | None:
     """Is the guard that a start loads this deployment's copy?  None: nothing loaded."""
-    module = data.get("active_module")
-    if not data.get("active") or not module:
+    module = data.active_module
+    if not data.active or not module:
         return None
     return os.path.realpath(module).startswith(
-        os.path.realpath(os.path.join(dep["site_dir"], "sitewarden")) + os.sep)
+        os.path.realpath(package_dir(dep.site_dir)) + os.sep)
 
 
-def deployment_line(dep: dict[str, Any], data: dict[str, Any], style: Style) -> str:
-    kind = "Debian package sitewarden" if dep.get("installer") == "dpkg" \
-        else dep["hook"] or "hook only"
-    loaded = _loaded_from(dep, data) if len(data["deployments"]) > 1 else None
+def deployment_line(dep: DeploymentState, data: GuardState, style: Style) -> str:
+    kind = "Debian package sitewarden" if dep.installer == "dpkg" \
+        else dep.hook or "hook only"
+    loaded = _loaded_from(dep, data) if len(data.deployments) > 1 else None
     return "  deployed: %s (sitewarden %s, %s)%s%s" % (
-        dep["site_dir"], dep["version"] or "?", kind,
-        "" if dep["complete"] else style.warn(" incomplete"),
+        dep.site_dir, dep.version or "?", kind,
+        "" if dep.complete else style.warn(" incomplete"),
         "" if loaded is None else style.good(" [loaded]") if loaded
         else style.dim(" [silent: another copy is loaded]"))
 
 
-def _active_line(data: dict[str, Any], style: Style) -> str:
+def _active_line(data: GuardState, style: Style) -> str:
     """Whether a start loads the guard, and whether this environment turns it off."""
-    module = data.get("active_module")
-    if data.get("active") and data.get("disabled_value"):
+    module = data.active_module
+    if data.active and data.disabled_value:
         return ("  active at startup: %s: SITEWARDEN_DISABLE=%s in this environment: the guard "
                 "is off in every process started from it (a start without it loads %s)" % (
-                    style.warn("no, not here"), data["disabled_value"], module or "it"))
-    if data.get("active"):
+                    style.warn("no, not here"), data.disabled_value, module or "it"))
+    if data.active:
         return "  active at startup: %s%s" % (style.good("yes"), " (%s)" % module if module
                                               else "")
     line = "  active at startup: %s" % style.warn("no")
-    if data.get("disabled_value"):
+    if data.disabled_value:
         line += " (and SITEWARDEN_DISABLE=%s in this environment: the guard is off in every " \
-            "process started from it)" % data["disabled_value"]
+            "process started from it)" % data.disabled_value
     return line
 
 
-def render_environment(data: dict[str, Any], style: Style) -> list[str]:
+def render_environment(data: Status | CheckReport, style: Style) -> list[str]:
     """The ``SITEWARDEN_*`` variables set and the silence files (``cli.environment``):
     each with what it means; nothing when there are none."""
-    items = [("%s=%s" % (v["name"], v["value"]), v) for v in data.get("environment") or []]
-    items += [(f["path"], f) for f in data.get("silence_files") or []]
+    items = (data.environment or []) + (data.silence_files or [])
     if not items:
         return []
     lines = ["  " + style.bold("settings:")]
-    for label, item in items:
-        meaning = item["meaning"]
-        if not item["understood"] and meaning.startswith("not understood:"):
+    for item in items:
+        meaning = item.meaning
+        if not item.understood and meaning.startswith("not understood:"):
             meaning = style.warn("not understood:") + meaning[len("not understood:"):]
-        lines.append("    %s: %s" % (label, meaning))
+        lines.append("    %s: %s" % (item.label(), meaning))
     return lines
 
 
-def render_status(data: dict[str, Any], style: Style) -> str:
+def render_status(data: Status, style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
-                        % (data["python"], data["python_version"]))]
-    if data["deployments"]:
-        for dep in data["deployments"]:
+                        % (data.python, data.python_version))]
+    if data.deployments:
+        for dep in data.deployments:
             lines.append(deployment_line(dep, data, style))
-            if not dep["complete"]:
-                missing = dep.get("missing") or ["sitewarden/_deployment.json (the manifest)"]
-                fix = ("apt install --reinstall sitewarden" if dep.get("installer") == "dpkg"
-                       else "sitewarden install --python %s" % data["python"])
+            if not dep.complete:
+                missing = dep.missing or ["sitewarden/_deployment.json (the manifest)"]
+                fix = ("apt install --reinstall sitewarden" if dep.installer == "dpkg"
+                       else "sitewarden install --python %s" % data.python)
                 lines.append("  %s the deployment is incomplete: missing %s; installs are "
                              "refused until `%s` repairs it"
                              % (style.warn("damaged:"), ", ".join(missing), fix))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
-    lines.extend(render_orphans(data.get("orphans") or [], style))
+    lines.extend(render_orphans(data.orphans or [], style))
     lines.append(_active_line(data, style))
     lines.extend(render_environment(data, style))
-    if data.get("startup_stderr"):
+    if data.startup_stderr:
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
-        lines.append(_indent(data["startup_stderr"].rstrip()))
-    lines.extend(render_marker(data["marker"], style))
+        lines.append(_indent(data.startup_stderr.rstrip()))
+    lines.extend(render_marker(data.marker, style))
     return "\n".join(lines)
 
 
-def render_status_all(items: list[dict[str, Any]], style: Style) -> str:
+def render_status_all(items: list[Status | TargetFailure], style: Style) -> str:
     """``status --all``: one block per interpreter, its guard state first."""
     lines = [style.bold("sitewarden status: %s" % plural(len(items), "python3 interpreter"))]
     for data in items:
-        names = ", ".join(data.get("aliases") or [])
+        names = ", ".join(data.aliases or [])
         lines.append("")
-        if "error" in data:
-            lines.append("%s %s" % (style.bold(data["python"]), style.bad(data["error"])))
+        if isinstance(data, TargetFailure):
+            lines.append("%s %s" % (style.bold(data.python), style.bad(data.error)))
             continue
-        guard = style.good("guarded") if data["active"] else style.warn("NOT GUARDED")
-        if data.get("virtualenv") or not data["marker"].get("applies"):
+        guard = style.good("guarded") if data.active else style.warn("NOT GUARDED")
+        if data.virtualenv or not data.marker.applies:
             guard += style.dim(" (PEP 668 marker %s)" % (
-                "absent" if not data["marker"].get("marker_exists") else "not applied"))
-        if data.get("disabled_value"):
+                "absent" if not data.marker.marker_exists else "not applied"))
+        if data.disabled_value:
             guard += style.warn(" (SITEWARDEN_DISABLE=%s in this environment: the guard is off "
-                                "in every process started from it)" % data["disabled_value"])
+                                "in every process started from it)" % data.disabled_value)
         lines.append("%s (Python %s%s): %s" % (
-            style.bold(data["python"]), data["python_version"],
+            style.bold(data.python), data.python_version,
             "; also " + names if names else "", guard))
-        for dep in data["deployments"]:
+        for dep in data.deployments:
             lines.append(deployment_line(dep, data, style))
-        if not data["deployments"]:
+        if not data.deployments:
             lines.append("  deployed: %s" % style.warn("nowhere"))
-        if data["active"] and data.get("active_module"):
-            lines.append("  loaded: %s" % data["active_module"])
-        if data.get("startup_stderr"):
+        if data.active and data.active_module:
+            lines.append("  loaded: %s" % data.active_module)
+        if data.startup_stderr:
             lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
-            lines.append(_indent(data["startup_stderr"].rstrip()))
+            lines.append(_indent(data.startup_stderr.rstrip()))
     return "\n".join(lines)
 
 
-def render_orphans(orphans: list[dict[str, Any]], style: Style) -> list[str]:
+def render_orphans(orphans: list[Orphan], style: Style) -> list[str]:
     """Hooks left without their runtime: which, what they do, the command that removes them."""
     lines = []
     for o in orphans:
-        lines.append("  %s %s: %s" % (style.bad("orphaned hook:"), o["hook"], o["problem"]))
-        lines.append("    %s" % o["effect"])
-        lines.append("    remove it: %s" % o["remove"])
-        if o["uninstall"] != o["remove"]:
-            lines.append("    (or: %s)" % o["uninstall"])
+        lines.append("  %s %s: %s" % (style.bad("orphaned hook:"), o.hook, o.problem))
+        lines.append("    %s" % o.effect)
+        lines.append("    remove it: %s" % o.remove)
+        if o.uninstall != o.remove:
+            lines.append("    (or: %s)" % o.uninstall)
     return lines
 
 
-def render_layout(layout: dict[str, Any], style: Style) -> list[str]:
+def render_layout(layout: Layout, style: Style) -> list[str]:
     """``sys.path``, one entry a line, with its class and where it came from."""
-    title = "sys.path%s" % (" (virtual environment)" if layout.get("venv") else "")
+    title = "sys.path%s" % (" (virtual environment)" if layout.venv else "")
     lines = [style.bold(title)]
-    for e in layout.get("entries", []):
-        path = e["path"] or "'' (%s)" % (e["realpath"] or "the working directory, deleted")
+    for e in layout.entries or []:
+        path = e.path or "'' (%s)" % (e.realpath or "the working directory, deleted")
         notes = []
-        if e.get("source") not in (None, "site", "script", "startup"):
-            notes.append("from " + e["source"])
-        if e.get("foreign"):
-            notes.append("Python %s" % e["foreign"])
-        if e.get("duplicate_of") is not None:
-            notes.append("duplicate of [%d]" % e["duplicate_of"])
-        elif e.get("same_as") is not None:
-            notes.append("same directory as [%d]" % e["same_as"])
-        if not e.get("exists"):
+        if e.source not in (None, "site", "script", "startup"):
+            notes.append("from " + e.source)
+        if e.foreign:
+            notes.append("Python %s" % e.foreign)
+        if e.duplicate_of is not None:
+            notes.append("duplicate of [%d]" % e.duplicate_of)
+        elif e.same_as is not None:
+            notes.append("same directory as [%d]" % e.same_as)
+        if not e.exists:
             notes.append("missing")
-        if e.get("note"):
-            notes.append(e["note"])
-        cls = "%-10s" % e["class"]
-        if e["class"] == "foreign":
+        if e.note:
+            notes.append(e.note)
+        cls = "%-10s" % e.cls
+        if e.cls == "foreign":
             cls = style.bad(cls)
-        elif e["class"] == "distro":
+        elif e.cls == "distro":
             cls = style.bold(cls)
-        lines.append("  %3d  %s %s%s" % (e["index"], cls, path,
+        lines.append("  %3d  %s %s%s" % (e.index, cls, path,
                                          style.dim(" (%s)" % ", ".join(notes)) if notes else ""))
     return lines
 
 
-def _copy_line(label: str, copy: dict[str, Any]) -> str:
-    dist = ("%s %s" % (copy["distribution"], copy.get("version") or "(no version)")
-            if copy.get("distribution") else "no metadata")
-    return "    %s %s  [%s, %s]" % (label, copy["path"], dist, copy["class"])
+def _copy_line(label: str, copy: Copy) -> str:
+    return "    %s %s  [%s]" % (label, copy.text(), copy.cls)
 
 
-def render_shadowing(data: dict[str, Any], style: Style) -> list[str]:
+def _case_lines(case: ShadowCase, style: Style) -> list[str]:
+    comparison = case.comparison
+    note = "" if comparison in (None, "same") else " (%s)" % COMPARISON_TEXT.get(
+        comparison, "versions: %s" % comparison)
+    lines = ["  %s %s%s" % (style.severity(case.severity), case.module,
+                            style.dim(note) if note else ""),
+             _copy_line("imported:", case.winner)]
+    for copy in case.shadowed:
+        lines.append(_copy_line("shadowed:", copy))
+    for req in case.requirements or []:
+        status = req.status
+        mark = style.bad(status) if req.broken() \
+            else style.warn(status) if status == "cannot compare" else style.good(status)
+        lines.append("    required: %s requires '%s': %s" % (
+            req.consumer_text(), req.requirement, mark))
+    return lines
+
+
+def render_shadowing(data: Shadowing, style: Style) -> list[str]:
     """Each shadowed module with both copies, and the requirements it breaks; then the
     metadata seen first whose modules are missing, under a heading of its own."""
-    modules = data.get("modules", [])
-    hidden_namespaces = data.get("hidden_namespaces", [])
+    modules = data.modules or []
+    hidden_namespaces: list[HiddenNamespace] = data.hidden_namespaces or []
     lines = [heading("Shadowed modules", len(modules) + len(hidden_namespaces), style)]
     if not modules and not hidden_namespaces:
         lines.append("  " + style.good("none"))
     for case in modules:
-        comparison = case.get("comparison")
-        note = "" if comparison in (None, "same") else " (%s)" % COMPARISON_TEXT.get(
-            comparison, "versions: %s" % comparison)
-        lines.append("  %s %s%s" % (style.severity(case["severity"]), case["module"],
-                                   style.dim(note) if note else ""))
-        lines.append(_copy_line("imported:", case["winner"]))
-        for copy in case["shadowed"]:
-            lines.append(_copy_line("shadowed:", copy))
-        for req in case.get("requirements", []):
-            status = req["status"]
-            mark = style.bad(status) if status in ("violated", "other distribution") \
-                else style.warn(status) if status == "cannot compare" else style.good(status)
-            consumer = " ".join(p for p in (req["consumer"], req.get("consumer_version")) if p)
-            lines.append("    required: %s requires '%s': %s" % (
-                consumer, req["requirement"], mark))
+        lines.extend(_case_lines(case, style))
     for hidden in hidden_namespaces:
         lines.append("  %s %s: the regular package %s hides the distro's namespace package" % (
-            style.severity("medium"), hidden["module"], hidden["winner"]["path"]))
-        lines.append(_copy_line("imported:", hidden["winner"]))
-        for h in hidden["hidden"]:
-            lines.append("    hidden:   %s  [namespace portion, %s]" % (h["path"], h["class"]))
-    stale = [d for d in data.get("distributions", []) if not d.get("modules_present")]
+            style.severity("medium"), hidden.module, hidden.winner.path))
+        lines.append(_copy_line("imported:", hidden.winner))
+        for h in hidden.hidden:
+            lines.append("    hidden:   %s  [namespace portion, %s]" % (h.path, h.cls))
+    stale = [d for d in data.distributions or [] if not d.modules_present]
     if stale:
         lines.append("")
         lines.append(heading("Metadata without modules", len(stale), style))
     for dist in stale:
         lines.append("  %s %s: metadata %s without its modules" % (
-            style.severity("low"), dist["name"], dist["visible"]["metadata"]))
+            style.severity("low"), dist.name, dist.visible.metadata))
     return lines
 
 
-def _finding_lines(f: dict[str, Any], style: Style) -> list[str]:
-    text = f["message"].splitlines() or [""]
-    return (["  %s %s" % (style.severity(f["severity"]), text[0])]
+def _finding_lines(f: Finding, style: Style) -> list[str]:
+    text = f.message.splitlines() or [""]
+    return (["  %s %s" % (style.severity(f.severity), text[0])]
             + ["         " + t for t in text[1:]])
 
 
-def render_check(report: dict[str, Any], style: Style) -> str:
-    interp = report["interpreter"]
+def render_check(report: CheckReport, style: Style) -> str:
+    interp = report.interpreter
     lines = [style.bold("sitewarden check: %s (Python %s)"
-                        % (interp["executable"], interp["version"])), ""]
+                        % (interp.executable, interp.version)), ""]
     lines.append(style.bold("PEP 668"))
-    lines.extend(render_marker(report["marker"], style))
-    guard = report.get("guard", {})
+    lines.extend(render_marker(report.marker, style))
+    guard = report.guard
     lines.append("")
     lines.append(style.bold("Guard"))
-    deps = guard.get("deployments") or []
+    deps = guard.deployments or []
     lines.append("  deployed: %s" % (", ".join(
-        d["site_dir"] + ("" if d.get("complete", True) else style.warn(" (incomplete)"))
+        d.site_dir + ("" if d.complete is not False else style.warn(" (incomplete)"))
         for d in deps) if deps else style.warn("nowhere")))
-    lines.extend(render_orphans(guard.get("orphans") or [], style))
+    lines.extend(render_orphans(guard.orphans or [], style))
     lines.append(_active_line(guard, style))
     lines.extend(render_environment(report, style))
-    if report.get("layout"):
+    if report.layout:
         lines.append("")
-        lines.extend(render_layout(report["layout"], style))
-    if report.get("shadowing"):
+        lines.extend(render_layout(report.layout, style))
+    if report.shadowing:
         lines.append("")
-        lines.extend(render_shadowing(report["shadowing"], style))
-    findings = sorted(report["findings"], key=lambda f: SEVERITY_ORDER.get(f["severity"], 9))
+        lines.extend(render_shadowing(report.shadowing, style))
+    if report.section("startup"):
+        lines.extend([""] + render_startup(report.section("startup"), style))
+    findings = sorted(report.findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
     # Counted apart: what needs attention (the exit status), and what is only said.
-    real = [f for f in findings if f["severity"] != "info"]
-    info = [f for f in findings if f["severity"] == "info"]
+    real = [f for f in findings if f.severity != "info"]
+    info = [f for f in findings if f.severity == "info"]
     if info:
         lines.append("")
         lines.append(heading("Information", len(info), style))

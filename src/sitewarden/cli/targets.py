@@ -10,6 +10,7 @@ import time
 from ..detect import probe
 from . import payload
 from .jsontext import loads
+from .state import StartupState
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ def run_check(target: Target) -> dict[str, Any]:
     return _run_payload(target.executable, "check", [], env)[0]
 
 
-def check_target(python: str | None) -> tuple[Target, dict[str, Any], dict[str, Any]]:
+def check_target(python: str | None) -> tuple[Target, dict[str, Any], StartupState]:
     """``(target, check report, startup status)`` from one normal start of the target
     (probe ``full``).  When that start fails (a broken guard, a broken ``.pth``), the
     three separate probes take over: facts with ``-E -S``, the check with the guard
@@ -244,15 +245,15 @@ def check_target(python: str | None) -> tuple[Target, dict[str, Any], dict[str, 
     env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
     try:
         data, stderr = _run_payload(executable, "full", [], env)
-        startup = data["startup"]
-        startup["stderr"] = stderr
+        startup = StartupState.from_json(data["startup"])
+        startup.stderr = stderr
         return Target(executable, data["facts"]), data["check"], startup
-    except (TargetError, KeyError, TypeError):
+    except (TargetError, KeyError, TypeError, AttributeError):
         target = probe_target(executable)
         return target, run_check(target), startup_status(target)
 
 
-def startup_status(target: Target, env: dict[str, str] | None = None) -> dict[str, Any]:
+def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:
     """Start the target normally and report whether the guard got loaded (``stderr``:
     what that start wrote there; ``error``: why there is no answer)."""
     env = dict(os.environ if env is None else env)
@@ -261,16 +262,18 @@ def startup_status(target: Target, env: dict[str, str] | None = None) -> dict[st
         code, _stdout, stderr, report = run_reporting(
             [target.executable, "-c", probe.STATUS_SCRIPT], env, cwd=os.path.sep)
     except OSError as exc:  # TimeoutError is an OSError
-        return {"active": False, "error": str(exc), "stderr": ""}
+        return StartupState.make(active=False, error=str(exc), stderr="")
     try:
         data = loads(report)
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        return {"active": False, "stderr": stderr, "error": "a plain start gave no answer "
-                "(%s): %s" % (_how_it_ended(code), last_line(stderr) or "nothing on stderr")}
-    data["stderr"] = stderr
-    return data
+        return StartupState.make(active=False, stderr=stderr, error="a plain start gave no "
+                                 "answer (%s): %s" % (_how_it_ended(code),
+                                                      last_line(stderr) or "nothing on stderr"))
+    startup = StartupState.from_json(data)
+    startup.stderr = stderr
+    return startup
 
 
 def base_interpreter_hint() -> str | None:

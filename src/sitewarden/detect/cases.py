@@ -14,7 +14,7 @@ import sys
 from .. import _swallowed, pathfacts
 from ..guard import marker
 from . import distinfo, layout, metadata
-from .records import Copy, HiddenNamespace, ShadowCase
+from .records import Copy, HiddenNamespace, Portion, Requirement, ShadowCase
 from .specs import copy_path, portion, same_file
 
 # ---------------------------------------------------------------- describing copies
@@ -51,10 +51,8 @@ def requirement_report(module, winner_dist, shadowed_dists, consumer_dirs):
     """Requirements of the distributions in ``consumer_dirs`` on the module's
     distribution(s), checked against the copy that is imported.
 
-    Returns ``[dict]`` with ``consumer``, ``consumer_version``,
-    ``consumer_metadata``, ``requirement`` (text as written), ``requires``,
-    ``installed`` (the version imported), ``status`` (``ok``, ``violated``,
-    ``cannot compare``, ``other distribution``) and ``detail``.
+    Returns :class:`~.records.Requirement` records: ``requirement`` is the text as
+    written, ``installed`` the version imported.
     """
     names = set()
     for dist in list(shadowed_dists) + [winner_dist]:
@@ -84,21 +82,13 @@ def requirement_report(module, winner_dist, shadowed_dists, consumer_dirs):
                     module, winner_dist.name, winner_dist.version or "(no version)")
         if status == "not applicable":
             continue
-        out.append({
-            "consumer": consumer.name,
-            "consumer_version": consumer.version,
-            "consumer_metadata": consumer.path,
-            "requirement": text.strip(),
-            "requires": wanted,
-            "installed": installed,
-            "status": status,
-            "detail": detail,
-        })
+        out.append(Requirement(consumer.name, consumer.version, consumer.path, text.strip(),
+                               wanted, installed, status, detail))
     return out
 
 
 def violated(reqs):
-    return [r for r in reqs if r["status"] in ("violated", "other distribution")]
+    return [r for r in reqs if r.broken()]
 
 
 # ---------------------------------------------------------------- messages
@@ -174,10 +164,10 @@ def warning(case):
         text += "; it belongs to another project than the distro's %s" % s.distribution
     reqs = case.requirements or []
     bad = violated(reqs)
-    unknown = [r for r in reqs if r["status"] == "cannot compare"]
+    unknown = [r for r in reqs if r.status == "cannot compare"]
     if bad:
-        parts = ["%s %s requires '%s'" % (r["consumer"], r["consumer_version"] or "",
-                                          r["requirement"]) for r in bad]
+        parts = ["%s %s requires '%s'" % (r.consumer, r.consumer_version or "", r.requirement)
+                 for r in bad]
         label = w.distribution and "%s %s" % (w.distribution, w.version or "") or "this copy"
         text += "; %s violates the requirements of distro packages: %s" % (
             label.strip(), "; ".join(p.replace("  ", " ") for p in parts))
@@ -185,7 +175,7 @@ def warning(case):
         text += "; the requirements of the distro packages that use it still hold"
     if unknown:
         text += "; cannot compare against %s" % ", ".join(
-            "%s's '%s' (%s)" % (r["consumer"], r["requirement"], r["detail"]) for r in unknown)
+            "%s's '%s' (%s)" % (r.consumer, r.requirement, r.detail) for r in unknown)
     text += ". Distro programs that import '%s' get this copy and may break: %s." % (
         module, advice(case))
     return text
@@ -241,7 +231,7 @@ def hidden(name, winner, portions):
     wi, wentry, wspec = winner
     f, classes = _exact_classes(wentry, *[e for _, e in portions])
     wcls, pclasses = classes[0], classes[1:]
-    if wcls in ("distro", "stdlib") or (f["venv"] and wcls == "local") or \
+    if wcls in ("distro", "stdlib") or (f.venv and wcls == "local") or \
             program_bundle(wentry):
         return None
     hidden = [(i, e) for (i, e), c in zip(portions, pclasses) if c == "distro"]
@@ -252,8 +242,7 @@ def hidden(name, winner, portions):
         subs |= pathfacts.top_level_names(portion(entry, name))
     return HiddenNamespace(
         name, describe_copy(name, wi, wentry, wspec, wcls),
-        [{"index": i, "entry": e, "class": "distro", "path": portion(e, name)}
-         for i, e in hidden],
+        [Portion(i, e, "distro", portion(e, name)) for i, e in hidden],
         sorted("%s.%s" % (name, sub) for sub in subs))
 
 
@@ -267,7 +256,7 @@ def _hidden_warning(case):
             "namespace package %s: %s cannot be imported. Distro programs that import %s "
             "fail: %s." % (
                 module, w.path, w.dist_text(), _where(w),
-                ", ".join(h["path"] for h in case.hidden),
+                ", ".join(h.path for h in case.hidden),
                 "its modules (%s)" % shown if subs else "its modules",
                 shown or "them", advice(case)))
 
@@ -290,7 +279,7 @@ def _pth_map():
     """``{path_key(path): .pth file}`` of the path lines of the ``.pth`` files ``site`` read
     (read only when a shadowing copy needs it)."""
     f = layout.current()[0]
-    dirs = ([f["user"]] if f.get("user") else []) + list(f.get("site_dirs") or ())
+    dirs = ([f.user] if f.user else []) + list(f.site_dirs or ())
     return layout.pth_entries([d for d in dirs if d])[0]
 
 
@@ -315,7 +304,7 @@ def build(name, winner, distro_copy):
     f, (wcls, dcls) = _exact_classes(wentry, dentry)
     if dcls != "distro" or wcls in ("distro", "stdlib"):
         return None
-    if f["venv"] and wcls == "local":
+    if f.venv and wcls == "local":
         return None  # a venv's own packages shadowing the system's: what venvs are for
     if program_bundle(wentry):
         return None

@@ -2,59 +2,59 @@
 
 Runs in the target interpreter (through the probe), started as a normal
 process of it would be, with the guard disabled so that the report describes
-the interpreter, not the guard's own effects.  Returns plain JSON-ready data;
-the CLI adds the deployment facts and renders it.  The schema is documented
-in the README ("check --json schema") and versioned by ``SCHEMA``.
+the interpreter, not the guard's own effects.  Returns a
+:class:`~.records.CheckReport`; the probe prints its JSON form, which the CLI reads
+back, completes with the deployment facts and renders.  The schema is documented
+in docs/check-schema.md and versioned by ``SCHEMA``.
 """
 
 import sys
 
 from .. import __version__, pathfacts
-from ..guard import marker
-from . import layout, pathcheck, shadowscan
-from .records import Finding
+from . import layout, pathcheck, shadowscan, startup
+from .records import CheckReport, Finding, Interpreter, MarkerState
 
 SCHEMA = 1
 
-#: One collector per section: each returns ``(section name, its JSON data, [Finding])``.
-COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect)
+#: One collector per section: each returns ``(section name, its record, [Finding])``.
+COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect, startup.collect)
 
 
 def interpreter_facts():
-    return {
-        "executable": sys.executable,
-        "version": "%d.%d.%d" % sys.version_info[:3],
-        "implementation": sys.implementation.name,
-        "prefix": sys.prefix,
-        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-        "cwd": pathfacts.cwd(),  # None when deleted
-        "flags": {
+    return Interpreter.make(
+        executable=sys.executable,
+        version="%d.%d.%d" % sys.version_info[:3],
+        implementation=sys.implementation.name,
+        prefix=sys.prefix,
+        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        cwd=pathfacts.cwd(),  # None when deleted
+        flags={
             "isolated": bool(sys.flags.isolated),
             "ignore_environment": bool(sys.flags.ignore_environment),
             "no_user_site": bool(sys.flags.no_user_site),
             "no_site": bool(sys.flags.no_site),
             "safe_path": bool(getattr(sys.flags, "safe_path", False)),
         },
-        "sys_path": list(sys.path),
-    }
+        sys_path=list(sys.path),
+    )
 
 
 def marker_findings(state):
-    if state["virtualenv"]:
+    if state.virtualenv:
         return [Finding("virtualenv", "info",
                         "this is a virtual environment: PEP 668's marker does not apply")]
-    if not state["marker_exists"]:
+    if not state.marker_exists:
         return [Finding("not-externally-managed", "info",
                         "no EXTERNALLY-MANAGED marker at %s: installers may write to this "
-                        "interpreter's site directories" % state["marker_path"])]
+                        "interpreter's site directories" % state.marker_path)]
     out = [Finding("externally-managed", "info",
                    "externally managed (marker %s): installs outside a virtual environment "
-                   "are refused" % state["marker_path"])]
-    if state["problem"]:
+                   "are refused" % state.marker_path)]
+    if state.problem:
         out.append(Finding("marker-unreadable", "low",
                            "the marker %s cannot be used as written (%s); installs are still "
                            "refused, with sitewarden's default message"
-                           % (state["marker_path"], state["problem"])))
+                           % (state.marker_path, state.problem)))
     return out
 
 
@@ -68,18 +68,11 @@ def collect():
 
 
 def _report():
-    state = marker.state()
-    findings = marker_findings(state)
-    report = {
-        "schema": SCHEMA,
-        "sitewarden": __version__,
-        "interpreter": interpreter_facts(),
-        "marker": state,
-        "findings": None,
-    }
+    state = MarkerState.read()
+    report = CheckReport(SCHEMA, __version__, interpreter_facts(), state)
+    report.findings = marker_findings(state)
     for collector in COLLECTORS:
         name, data, more = collector()
-        report[name] = data
-        findings.extend(more)
-    report["findings"] = [f.as_dict() for f in findings]
+        report.put(name, data)
+        report.findings.extend(more)
     return report

@@ -3,7 +3,7 @@
 It lives with the probe because the probe runs inside a target, which must not
 depend on ``cli/``; the CLI writes ``--json`` with it too (one writer).  Not
 ``json`` itself: its encoder imports ``re`` (with ``enum`` and its friends: a
-sixth of a ``sitewarden check``, see README, "Benchmarks").  The C part of
+sixth of a ``sitewarden check``, see docs/benchmarks.md).  The C part of
 ``json`` (``_json``) does the work; what this module does not handle (no
 ``_json``, a key that is not a string, a type JSON has no form for) goes to
 ``json``.  Runtime module: nothing imported at module level.

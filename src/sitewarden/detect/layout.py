@@ -34,7 +34,7 @@ import sys
 
 from .. import _swallowed, pathfacts
 from ..guard import marker
-from .records import PathEntry
+from .records import Layout, PathEntry, Record
 
 CLASSES = (
     "stdlib", "local", "user", "system", "distro",
@@ -42,6 +42,18 @@ CLASSES = (
 )
 
 _cache = {}
+
+
+class LayoutFacts(Record):
+    """What :func:`classify` needs to know of an interpreter (made by :func:`facts`):
+    ``script``: ``sys.path[0]`` holds the script's directory; ``pth``: ``{path_key: .pth
+    file}`` of the ``.pth`` path lines and ``pth_importers`` the ``.pth`` files with
+    import lines (both None unless read)."""
+
+    __slots__ = ("version", "abiflags", "sys_path", "cwd", "venv", "prefix", "base_prefix",
+                 "scheme", "stdlib", "local", "user", "user_enabled", "system", "site_dirs",
+                 "pythonpath", "script", "safe_path", "pth", "pth_importers")
+    FIELDS = tuple((name, name, None) for name in __slots__)
 
 
 def path_key(path):
@@ -200,30 +212,28 @@ def facts(read_pth=False):
     site_dirs = pathfacts.site_dirs()
     user = pathfacts.user_site()
     system = _base_scheme_dirs(sysconfig) if venv else []
-    data = {
-        "version": list(sys.version_info[:2]),
-        "abiflags": getattr(sys, "abiflags", ""),
-        "sys_path": list(sys.path),
-        "cwd": pathfacts.cwd(),  # None: deleted (relative entries name nothing)
-        "venv": venv,
-        "prefix": sys.prefix,
-        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-        "scheme": scheme,
-        "stdlib": [p for p in stdlib if p],
-        "local": [p for p in (paths.get("purelib"), paths.get("platlib")) if p],
-        "user": user,
-        "user_enabled": bool(getattr(sys.modules.get("site"), "ENABLE_USER_SITE", False)),
-        "system": system,
-        "site_dirs": site_dirs,
-        "pythonpath": pythonpath_entries(),
-        "script": has_script_entry(),
-        "safe_path": bool(getattr(sys.flags, "safe_path", False)),
-        "pth": None,
-        "pth_importers": None,
-    }
+    data = LayoutFacts.make(
+        version=list(sys.version_info[:2]),
+        abiflags=getattr(sys, "abiflags", ""),
+        sys_path=list(sys.path),
+        cwd=pathfacts.cwd(),  # None: deleted (relative entries name nothing)
+        venv=venv,
+        prefix=sys.prefix,
+        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        scheme=scheme,
+        stdlib=[p for p in stdlib if p],
+        local=[p for p in (paths.get("purelib"), paths.get("platlib")) if p],
+        user=user,
+        user_enabled=bool(getattr(sys.modules.get("site"), "ENABLE_USER_SITE", False)),
+        system=system,
+        site_dirs=site_dirs,
+        pythonpath=pythonpath_entries(),
+        script=has_script_entry(),
+        safe_path=bool(getattr(sys.flags, "safe_path", False)),
+    )
     if read_pth:
         dirs = ([user] if user else []) + site_dirs
-        data["pth"], data["pth_importers"] = pth_entries([d for d in dirs if d])
+        data.pth, data.pth_importers = pth_entries([d for d in dirs if d])
     return data
 
 
@@ -238,23 +248,22 @@ def _site_classes(f):
         if path:
             out.setdefault(pathfacts.real(path), cls)
 
-    for p in f.get("stdlib") or ():
+    for p in f.stdlib or ():
         put(p, "stdlib")
-    for p in f.get("local") or ():
+    for p in f.local or ():
         put(p, "local")
-    if f.get("user"):
-        put(f["user"], "user")
-    for p in f.get("system") or ():
+    if f.user:
+        put(f.user, "user")
+    for p in f.system or ():
         put(p, "system")
-    prefix_real = pathfacts.real(f["prefix"]) if f.get("venv") else None
-    for p in f.get("site_dirs") or ():
+    prefix_real = pathfacts.real(f.prefix) if f.venv else None
+    for p in f.site_dirs or ():
         r = pathfacts.real(p)
         if r in out:
             continue
         if prefix_real is not None and pathfacts.under(r, prefix_real):
             out[r] = "local"  # a venv's own directories (Debian adds dist-packages variants)
-        elif f.get("venv") and any(pathfacts.under(r, pathfacts.real(s))
-                                   for s in f.get("system") or ()):
+        elif f.venv and any(pathfacts.under(r, pathfacts.real(s)) for s in f.system or ()):
             out[r] = "system"
         else:
             out[r] = "distro"
@@ -262,7 +271,7 @@ def _site_classes(f):
 
 
 def classify(f):
-    """Classify every entry of ``f["sys_path"]`` (``f`` as made by :func:`facts`).
+    """Classify every entry of ``f.sys_path`` (``f``: a :class:`LayoutFacts`).
 
     Returns a list of :class:`~.records.PathEntry`: ``index``, ``path``,
     ``realpath``, ``cls``, ``source`` (``PYTHONPATH``, ``script``, a ``.pth`` file,
@@ -272,18 +281,18 @@ def classify(f):
     Pure but for ``realpath``/``exists``.
     """
     known = _site_classes(f)
-    pythonpath = set(path_key(p) for p in f.get("pythonpath") or ())
+    pythonpath = set(path_key(p) for p in f.pythonpath or ())
     entries = []
     seen_key = {}
     seen_real = {}
     stdlib_seen = False
-    for index, path in enumerate(f.get("sys_path") or ()):
+    for index, path in enumerate(f.sys_path or ()):
         if not isinstance(path, str):
             entries.append(PathEntry(index, repr(path), None, "other", None, False,
                                      note="not a string"))
             continue
-        if path == "" and f.get("cwd"):
-            n, r = os.path.normcase(f["cwd"]), pathfacts.real(f["cwd"])
+        if path == "" and f.cwd:
+            n, r = os.path.normcase(f.cwd), pathfacts.real(f.cwd)
         else:
             n, r = path_key(path), pathfacts.real(path)
             if not os.path.isabs(r):
@@ -313,8 +322,8 @@ def classify(f):
 def _class_and_source(f, index, path, key, cls, pythonpath):
     """``(class, source, foreign version)`` of the entry ``path`` (``key``: its
     :func:`path_key`; ``cls``: its class as a known directory, or None)."""
-    version = tuple(f.get("version") or sys.version_info[:2])
-    pth = f.get("pth")
+    version = tuple(f.version or sys.version_info[:2])
+    pth = f.pth
     source = "site" if cls in ("local", "user", "system", "distro") else None
     base = os.path.basename(key)
     if cls is None and base.startswith("python") and base.endswith(".zip"):
@@ -323,8 +332,8 @@ def _class_and_source(f, index, path, key, cls, pythonpath):
             cls = "stdlib"
     foreign = None
     if cls is None or cls == "other":
-        foreign = pathfacts.foreign_version(path or "", version, f.get("abiflags", ""))
-    if index == 0 and f.get("script") and cls != "stdlib":
+        foreign = pathfacts.foreign_version(path or "", version, f.abiflags or "")
+    if index == 0 and f.script and cls != "stdlib":
         source = "script"
     elif key in pythonpath:
         source = "PYTHONPATH"
@@ -339,7 +348,7 @@ def _class_and_source(f, index, path, key, cls, pythonpath):
             cls = "script"
         elif source == "PYTHONPATH":
             cls = "pythonpath"
-        elif pth is None or key in pth or f.get("pth_importers"):
+        elif pth is None or key in pth or f.pth_importers:
             # At runtime (.pth files are not read) by elimination; in check,
             # a path line names it, or a .pth import line may have added it.
             cls = "pth"
@@ -379,18 +388,10 @@ def class_of(path, entries):
 def collect():
     """``check`` collector: every ``sys.path`` entry with its class."""
     f, entries = current(read_pth=True)
-    data = {
-        "venv": f["venv"],
-        "scheme": f["scheme"],
-        "stdlib": f["stdlib"],
-        "local": f["local"],
-        "user": f["user"],
-        "user_enabled": f["user_enabled"],
-        "system": f["system"],
-        "distro": sorted(set(e.path for e in entries if e.cls == "distro")),
-        "pythonpath": f["pythonpath"],
-        "safe_path": f["safe_path"],
-        "script_entry": f["script"],
-        "entries": [e.as_dict() for e in entries],
-    }
+    data = Layout.make(
+        venv=f.venv, scheme=f.scheme, stdlib=f.stdlib, local=f.local, user=f.user,
+        user_enabled=f.user_enabled, system=f.system,
+        distro=sorted(set(e.path for e in entries if e.cls == "distro")),
+        pythonpath=f.pythonpath, safe_path=f.safe_path, script_entry=f.script,
+        entries=entries)
     return "layout", data, []

@@ -30,7 +30,7 @@ import sys
 
 from .. import _swallowed, _watch_module, pathfacts
 from . import emit
-from .records import Finding
+from .records import Finding, PathSection
 from .specs import copy_path, find_in, is_regular, same_file
 
 
@@ -214,7 +214,7 @@ def collect():
     findings += [_inserted_finding(e) for e in pre
                  if e.source not in ("script", "PYTHONPATH") and isinstance(e.path, str)]
     findings += [f for f in (_entry_finding(e, entries) for e in entries) if f is not None]
-    return "path", {"findings": [f.as_dict() for f in findings]}, findings
+    return "path", PathSection(findings), findings
 
 
 def _stdlib_shadowed(pre, entries):

@@ -33,10 +33,11 @@ def _sitecustomize_location(search_path):
 
 
 def facts():
-    """Install-relevant facts of this interpreter, as JSON-ready data."""
+    """Install-relevant facts of this interpreter: a :class:`~.records.ProbeFacts`."""
     import site  # not at module level: the probe imports the standard library
 
     from ..guard import marker  # (and its own modules) only once _stdlib_first is in place
+    from .records import MarkerState, ProbeFacts  # likewise
 
     scheme = marker.default_scheme()
     paths = marker.scheme_paths(scheme)
@@ -51,38 +52,39 @@ def facts():
     search_path = [p for p in sys.path if p] + [d for d in site_dirs if d not in sys.path]
     if user_site and user_site not in search_path:
         search_path.insert(0, user_site)
-    return {
-        "format": FACTS_FORMAT,
-        "implementation": sys.implementation.name,
-        "version": list(sys.version_info[:3]),
-        "version_string": sys.version.split()[0],
-        "executable": sys.executable,
-        "prefix": sys.prefix,
-        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-        "virtualenv": marker.in_virtualenv(),
-        "scheme": scheme,
-        "purelib": paths.get("purelib"),
-        "platlib": paths.get("platlib"),
-        "stdlib": paths.get("stdlib"),
-        "scripts": paths.get("scripts"),
-        "site_dirs": site_dirs,
-        "user_site": user_site,
-        "user_site_enabled": bool(site.check_enableusersite()),
-        "sitecustomize": _sitecustomize_location(search_path),
-        "cache_tag": sys.implementation.cache_tag,
-        "marker": marker.state(),
-        "uid": os.getuid() if hasattr(os, "getuid") else None,
-    }
+    return ProbeFacts.make(
+        format=FACTS_FORMAT,
+        implementation=sys.implementation.name,
+        version=list(sys.version_info[:3]),
+        version_string=sys.version.split()[0],
+        executable=sys.executable,
+        prefix=sys.prefix,
+        base_prefix=getattr(sys, "base_prefix", sys.prefix),
+        virtualenv=marker.in_virtualenv(),
+        scheme=scheme,
+        purelib=paths.get("purelib"),
+        platlib=paths.get("platlib"),
+        stdlib=paths.get("stdlib"),
+        scripts=paths.get("scripts"),
+        site_dirs=site_dirs,
+        user_site=user_site,
+        user_site_enabled=bool(site.check_enableusersite()),
+        sitecustomize=_sitecustomize_location(search_path),
+        cache_tag=sys.implementation.cache_tag,
+        marker=MarkerState.read(),
+        uid=os.getuid() if hasattr(os, "getuid") else None,
+    )
 
 
 #: What each probe imports of sitewarden (see _load_runtime): what it uses, no more (each
 #: module loaded costs about 0.8M instructions).  ``_stdlib_names`` serves 3.8 and 3.9 only.
 _STDLIB_NAMES = ("_stdlib_names",) if sys.version_info < (3, 10) else ()
 _RUNTIME = {
-    "facts": ("guard.marker", "pathfacts") + _STDLIB_NAMES,
+    "facts": ("guard.marker", "detect.records", "pathfacts") + _STDLIB_NAMES,
     "check": ("guard.marker", "detect.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
+              "detect.startup", "detect.startup_checks", "detect.startup_records", "detect.owners",
               "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
@@ -198,11 +200,11 @@ def main(argv=None, startup=None, report_fd=None):
     _stdlib_first()
     if kind not in ("facts", "check", "full"):
         raise SystemExit("unknown probe %r" % (kind,))
-    data = facts() if kind != "check" else None
+    data = facts().as_json() if kind != "check" else None
     if kind != "facts":
         from . import check  # after _load_runtime: its bytecode is cached
 
-        report = check.collect()
+        report = check.collect().as_json()
         data = report if kind == "check" else {"facts": data, "check": report,
                                                "startup": startup}
     write_report(dumps(data), report_fd)

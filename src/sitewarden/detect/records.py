@@ -1,22 +1,93 @@
-"""The records ``detect`` builds once and passes between its modules.
+"""The records ``detect`` builds once and passes between its modules, and the CLI reads.
 
 One small class per record: a ``sys.path`` entry (:class:`PathEntry`, made by
 ``layout.classify``), a copy of a module and a shadow case (:class:`Copy`,
-:class:`ShadowCase`, :class:`HiddenNamespace`, made by ``cases``), a finding
-(:class:`Finding`, made by each collector).  Each has one JSON form,
-``as_dict()``: what ``check --json`` prints (``docs/check-schema.md``), and what
-the CLI's text output and the install report read back in their own process.
-Plain ``__slots__`` classes: ``dataclasses`` would import ``inspect`` and ``re``
-inside a target at its first shadow warning.  Imports nothing, so every module
-of ``detect`` can import it at module level without a cycle.
+:class:`ShadowCase`, :class:`HiddenNamespace`, :class:`Requirement`, made by
+``cases``), a finding (:class:`Finding`, made by each collector), the marker's state
+(:class:`MarkerState`), and ``check``'s report and its sections (:class:`CheckReport`;
+its ``startup`` section's records are in :mod:`.startup_records`).
+Each has one JSON form, the same two methods on every record: ``as_json()``, what
+``check --json`` prints (``docs/check-schema.md``), and ``from_json(data)``, the
+record again from that form (the CLI reads the probe's report back with it, once:
+the probe always runs the CLI's own copy of sitewarden, so the forms match; a key
+missing is None, a key unknown is dropped).  Both are :class:`Record`'s, driven by
+each class's ``FIELDS``.  Plain ``__slots__`` classes: ``dataclasses`` would import
+``inspect`` and ``re`` inside a target at its first shadow warning.  Imports nothing
+at module level, so every module of ``detect`` can import it without a cycle.
 """
 
 
-class PathEntry:
+def _json(value):
+    """``value``'s JSON form: records by ``as_json``, lists item by item."""
+    if isinstance(value, Record):
+        return value.as_json()
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    return value
+
+
+class Record:
+    """The JSON form of a record: ``FIELDS`` are ``(JSON key, attribute, record class
+    of the value, or of each item of a list, or None)``; the keys in ``OPTIONAL`` are
+    left out of the form while their value is None."""
+
+    __slots__ = ()
+    FIELDS = ()
+    OPTIONAL = ()
+
+    def as_json(self):
+        data = {}
+        for key, attr, _kind in self.FIELDS:
+            value = getattr(self, attr)
+            if value is None and key in self.OPTIONAL:
+                continue
+            data[key] = _json(value)
+        return data
+
+    @classmethod
+    def make(cls, **values):
+        """A record from its attributes' values (the others None)."""
+        self = cls._blank()
+        for attr, value in values.items():
+            setattr(self, attr, value)
+        return self
+
+    @classmethod
+    def _blank(cls):
+        self = cls.__new__(cls)
+        for klass in cls.__mro__:
+            for attr in getattr(klass, "__slots__", ()):
+                setattr(self, attr, None)
+        return self
+
+    @classmethod
+    def from_json(cls, data):
+        self = cls._blank()
+        for key, attr, kind in cls.FIELDS:
+            value = data.get(key)
+            if value is not None and kind is not None:
+                value = [kind.from_json(v) for v in value] if isinstance(value, list) \
+                    else kind.from_json(value)
+            setattr(self, attr, value)
+        return self
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, ", ".join(
+            "%s=%r" % (attr, getattr(self, attr)) for _key, attr, _kind in self.FIELDS[:3]))
+
+
+def _fields(*names):
+    """``FIELDS`` of plain values whose attribute is named as their key."""
+    return tuple((name, name, None) for name in names)
+
+
+class PathEntry(Record):
     """One ``sys.path`` entry and where it comes from (see ``layout``)."""
 
     __slots__ = ("index", "path", "realpath", "cls", "source", "exists", "duplicate_of",
                  "same_as", "foreign", "note")
+    FIELDS = _fields("index", "path", "realpath") + (("class", "cls", None),) + _fields(
+        "source", "exists", "duplicate_of", "same_as", "foreign", "note")
 
     def __init__(self, index, path, realpath, cls, source, exists, duplicate_of=None,
                  same_as=None, foreign=None, note=None):
@@ -31,19 +102,16 @@ class PathEntry:
         self.foreign = foreign
         self.note = note
 
-    def as_dict(self):
-        return {"index": self.index, "path": self.path, "realpath": self.realpath,
-                "class": self.cls, "source": self.source, "exists": self.exists,
-                "duplicate_of": self.duplicate_of, "same_as": self.same_as,
-                "foreign": self.foreign, "note": self.note}
 
-
-class Copy:
+class Copy(Record):
     """One copy of a module on ``sys.path``; ``dist`` is its ``distinfo.Distribution``
     (or None), kept for the requirement checks and not part of the JSON form."""
 
     __slots__ = ("index", "entry", "cls", "path", "file", "distribution", "version",
                  "metadata", "pth", "editable", "dist")
+    FIELDS = _fields("index", "entry") + (("class", "cls", None),) + _fields(
+        "path", "file", "distribution", "version", "metadata", "pth", "editable")
+    OPTIONAL = ("pth", "editable")
 
     def __init__(self, index, entry, cls, path, file, dist=None, pth=None, editable=False):
         self.index = index
@@ -59,27 +127,85 @@ class Copy:
         self.editable = editable
 
     def dist_text(self):
+        """Its distribution and version: ``six 1.16.0``, ``six (no version)``, or
+        ``no distribution metadata``."""
         if self.distribution:
             return "%s %s" % (self.distribution, self.version or "(no version)")
         return "no distribution metadata"
 
-    def as_dict(self):
-        data = {"index": self.index, "entry": self.entry, "class": self.cls,
-                "path": self.path, "file": self.file, "distribution": self.distribution,
-                "version": self.version, "metadata": self.metadata}
-        if self.pth:
-            data["pth"] = self.pth
-            data["editable"] = self.editable
+    def text(self):
+        """The one text form of a copy, in ``check``, the install report and the apt
+        hook: ``PATH (DISTRIBUTION VERSION)`` (see :meth:`dist_text`)."""
+        return "%s (%s)" % (self.path, self.dist_text())
+
+    def as_json(self):
+        data = Record.as_json(self)
+        if not self.pth:
+            data.pop("pth", None)
+            data.pop("editable", None)
         return data
 
 
-class ShadowCase:
+class Requirement(Record):
+    """A distro distribution's requirement on a shadowed module's distribution, checked
+    against the copy imported (``cases.requirement_report``); ``status``: ``ok``,
+    ``violated``, ``cannot compare``, ``other distribution``, ``unparsable``."""
+
+    __slots__ = ("consumer", "consumer_version", "consumer_metadata", "requirement",
+                 "requires", "installed", "status", "detail")
+    FIELDS = _fields(*__slots__)
+
+    def __init__(self, consumer, consumer_version, consumer_metadata, requirement, requires,
+                 installed, status, detail):
+        self.consumer = consumer
+        self.consumer_version = consumer_version
+        self.consumer_metadata = consumer_metadata
+        self.requirement = requirement
+        self.requires = requires
+        self.installed = installed
+        self.status = status
+        self.detail = detail
+
+    def broken(self):
+        return self.status in ("violated", "other distribution")
+
+    def consumer_text(self):
+        """``httplib2 0.20.4``, or the name alone without a version."""
+        return " ".join(p for p in (self.consumer, self.consumer_version) if p)
+
+
+class Violation(Requirement):
+    """A requirement violated by what is imported or seen (``shadowscan``): also the
+    consumer's class, where the version installed is, and who sees it (``seen_by``:
+    ``import``, ``metadata``)."""
+
+    __slots__ = ("consumer_class", "installed_location", "seen_by")
+    FIELDS = Requirement.FIELDS + _fields(*__slots__)
+
+    def __init__(self, dist, cls, text, requires, installed, location, how, status, detail):
+        Requirement.__init__(self, dist.name, dist.version, dist.path, text, requires,
+                             installed, status, detail)
+        self.consumer_class = cls
+        self.installed_location = location
+        self.seen_by = [how]
+
+
+#: A shadow's acknowledgement (``shadowscan._acknowledge``): in the JSON form once set.
+_ACKNOWLEDGED = ("acknowledged", "acknowledged_by", "unacknowledged_severity")
+
+
+class ShadowCase(Record):
     """A module whose distro copy (``shadowed[0]``, and any later ones) is shadowed by
-    ``winner``.  ``requirements``: ``cases.requirement_report``'s dicts.  ``severity``
+    ``winner``.  ``requirements``: :class:`Requirement` records.  ``severity``
     is set by ``check``; ``startup`` (who imported it while ``site`` ran) by the runtime."""
 
     __slots__ = ("module", "winner", "shadowed", "comparison", "other_distribution",
-                 "requirements", "severity", "startup")
+                 "requirements", "severity", "startup") + _ACKNOWLEDGED
+    FIELDS = (("module", "module", None), ("winner", "winner", Copy),
+              ("shadowed", "shadowed", Copy)) + _fields(
+        "comparison", "other_distribution") + (
+        ("requirements", "requirements", Requirement),) + _fields("severity", *_ACKNOWLEDGED)
+    OPTIONAL = ("severity",) + _ACKNOWLEDGED
 
     def __init__(self, module, winner, shadowed, comparison, other_distribution,
                  requirements):
@@ -91,24 +217,31 @@ class ShadowCase:
         self.requirements = requirements
         self.severity = None
         self.startup = None
-
-    def as_dict(self):
-        data = {"module": self.module, "winner": self.winner.as_dict(),
-                "shadowed": [c.as_dict() for c in self.shadowed],
-                "comparison": self.comparison,
-                "other_distribution": self.other_distribution,
-                "requirements": self.requirements}
-        if self.severity is not None:
-            data["severity"] = self.severity
-        return data
+        self.acknowledged = self.acknowledged_by = self.unacknowledged_severity = None
 
 
-class HiddenNamespace:
+class Portion(Record):
+    """A namespace package's portion in a ``sys.path`` entry."""
+
+    __slots__ = ("index", "entry", "cls", "path")
+    FIELDS = _fields("index", "entry") + (("class", "cls", None), ("path", "path", None))
+
+    def __init__(self, index, entry, cls, path):
+        self.index = index
+        self.entry = entry
+        self.cls = cls
+        self.path = path
+
+
+class HiddenNamespace(Record):
     """A regular package ``winner`` ahead of the distro's portions of namespace package
-    ``module`` (``hidden``: ``{index, entry, class, path}`` dicts): their modules
-    (``submodules``, when known) cannot be imported."""
+    ``module`` (``hidden``: :class:`Portion` records): their modules (``submodules``,
+    when known) cannot be imported."""
 
-    __slots__ = ("module", "winner", "hidden", "submodules", "startup")
+    __slots__ = ("module", "winner", "hidden", "submodules", "startup") + _ACKNOWLEDGED
+    FIELDS = (("module", "module", None), ("winner", "winner", Copy),
+              ("hidden", "hidden", Portion)) + _fields(*_ACKNOWLEDGED)
+    OPTIONAL = _ACKNOWLEDGED
 
     def __init__(self, module, winner, hidden, submodules=None):
         self.module = module
@@ -116,15 +249,15 @@ class HiddenNamespace:
         self.hidden = hidden
         self.submodules = submodules
         self.startup = None
-
-    def as_dict(self):
-        return {"module": self.module, "winner": self.winner.as_dict(), "hidden": self.hidden}
+        self.acknowledged = self.acknowledged_by = self.unacknowledged_severity = None
 
 
-class Finding:
-    """One finding: a stable ``kind`` id, a severity, a readable message, details."""
+class Finding(Record):
+    """One finding: a stable ``kind`` id, a severity, a readable message, details (its
+    JSON form holds them beside the first three)."""
 
     __slots__ = ("kind", "severity", "message", "details")
+    FIELDS = _fields("kind", "severity", "message")
 
     def __init__(self, kind, severity, message, **details):
         self.kind = kind
@@ -132,12 +265,181 @@ class Finding:
         self.message = message
         self.details = details
 
-    def as_dict(self):
-        item = {"kind": self.kind, "severity": self.severity, "message": self.message}
+    def as_json(self):
+        item = Record.as_json(self)
         item.update(self.details)
         return item
 
+    @classmethod
+    def from_json(cls, data):
+        self = super().from_json(data)
+        known = [key for key, _attr, _kind in cls.FIELDS]
+        self.details = {k: v for k, v in data.items() if k not in known}
+        return self
+
 
 def finding(kind, severity, message, **details):
-    """A finding's JSON form, for code that extends a report already in JSON (the CLI)."""
-    return Finding(kind, severity, message, **details).as_dict()
+    """A finding's JSON form, for code that extends a report already in JSON."""
+    return Finding(kind, severity, message, **details).as_json()
+
+
+# ---------------------------------------------------------------- check's report
+
+
+class MarkerState(Record):
+    """The PEP 668 marker and virtual environment facts of an interpreter."""
+
+    __slots__ = ("virtualenv", "marker_path", "marker_exists", "applies", "message",
+                 "message_key", "problem")
+    FIELDS = _fields(*__slots__)
+
+    @classmethod
+    def read(cls, environ=None):
+        """The running interpreter's."""
+        from ..guard import marker  # the reader; this module imports nothing at module level
+
+        venv = marker.in_virtualenv()
+        found = marker.read(environ=environ)
+        self = cls.__new__(cls)
+        self.virtualenv = venv
+        self.marker_path = found.path
+        self.marker_exists = found.exists
+        self.applies = bool(found.exists and not venv)
+        self.message = found.message if found.exists else None
+        self.message_key = found.key
+        self.problem = found.problem
+        return self
+
+
+class ProbeFacts(Record):
+    """What the CLI learns of a target before anything else (``probe.facts``): its
+    install scheme, site directories, marker state... (``cli.targets.Target`` reads it)."""
+
+    __slots__ = ("format", "implementation", "version", "version_string", "executable",
+                 "prefix", "base_prefix", "virtualenv", "scheme", "purelib", "platlib",
+                 "stdlib", "scripts", "site_dirs", "user_site", "user_site_enabled",
+                 "sitecustomize", "cache_tag", "marker", "uid")
+    FIELDS = _fields(*__slots__[:18]) + (("marker", "marker", MarkerState),
+                                         ("uid", "uid", None))
+
+
+class Interpreter(Record):
+    """``check``'s ``interpreter`` section (``check.interpreter_facts``)."""
+
+    __slots__ = ("executable", "version", "implementation", "prefix", "base_prefix", "cwd",
+                 "flags", "sys_path")
+    FIELDS = _fields(*__slots__)
+
+
+class DistCopy(Record):
+    """One copy of a distribution's metadata on ``sys.path`` (``shadowscan``)."""
+
+    __slots__ = ("name", "version", "metadata", "kind", "installer", "index", "cls",
+                 "location")
+    FIELDS = _fields("name", "version", "metadata", "kind", "installer", "index") + (
+        ("class", "cls", None), ("location", "location", None))
+
+    def __init__(self, index, dist, cls):
+        self.name, self.version, self.metadata = dist.name, dist.version, dist.path
+        self.kind, self.installer = dist.kind, dist.installer
+        self.index, self.cls, self.location = index, cls, dist.location
+
+
+class ShadowedMetadata(Record):
+    """A distribution whose metadata seen first (``visible``) hides a watched copy's."""
+
+    __slots__ = ("name", "visible", "shadowed", "modules_present")
+    FIELDS = (("name", "name", None), ("visible", "visible", DistCopy),
+              ("shadowed", "shadowed", DistCopy), ("modules_present", "modules_present", None))
+
+    def __init__(self, name, visible, shadowed, modules_present):
+        self.name = name
+        self.visible = visible
+        self.shadowed = shadowed
+        self.modules_present = modules_present
+
+
+class Layout(Record):
+    """``check``'s ``layout`` section: ``sys.path``'s entries and the directories known."""
+
+    __slots__ = ("venv", "scheme", "stdlib", "local", "user", "user_enabled", "system",
+                 "distro", "pythonpath", "safe_path", "script_entry", "entries")
+    FIELDS = _fields(*__slots__[:-1]) + (("entries", "entries", PathEntry),)
+
+
+class Shadowing(Record):
+    """``check``'s ``shadowing`` section."""
+
+    __slots__ = ("modules", "hidden_namespaces", "distributions", "violations")
+    FIELDS = (("modules", "modules", ShadowCase),
+              ("hidden_namespaces", "hidden_namespaces", HiddenNamespace),
+              ("distributions", "distributions", ShadowedMetadata),
+              ("violations", "violations", Violation))
+
+    def __init__(self, modules, hidden_namespaces, distributions, violations):
+        self.modules = modules
+        self.hidden_namespaces = hidden_namespaces
+        self.distributions = distributions
+        self.violations = violations
+
+
+class PathSection(Record):
+    """``check``'s ``path`` section: the findings about ``sys.path``."""
+
+    __slots__ = ("findings",)
+    FIELDS = (("findings", "findings", Finding),)
+
+    def __init__(self, findings):
+        self.findings = findings
+
+
+class CheckReport(Record):
+    """``check``'s report: made in the target (``check.collect``), completed by the CLI
+    (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``).  A
+    section it does not know (a collector added since) is kept as it came, in
+    ``sections``, and printed with the rest."""
+
+    __slots__ = ("schema", "sitewarden", "interpreter", "marker", "findings", "layout",
+                 "shadowing", "path", "guard", "environment", "silence_files", "aliases",
+                 "sections")
+    FIELDS = (("schema", "schema", None), ("sitewarden", "sitewarden", None),
+              ("interpreter", "interpreter", Interpreter), ("marker", "marker", MarkerState),
+              ("findings", "findings", Finding), ("layout", "layout", Layout),
+              ("shadowing", "shadowing", Shadowing), ("path", "path", PathSection),
+              ("guard", "guard", None), ("environment", "environment", None),
+              ("silence_files", "silence_files", None), ("aliases", "aliases", None))
+    OPTIONAL = ("layout", "shadowing", "path", "guard", "environment", "silence_files",
+                "aliases")
+
+    def __init__(self, schema, sitewarden, interpreter, marker):
+        self.schema = schema
+        self.sitewarden = sitewarden
+        self.interpreter = interpreter
+        self.marker = marker
+        self.findings = []
+        self.layout = self.shadowing = self.path = self.guard = None
+        self.environment = self.silence_files = self.aliases = None
+        self.sections = {}
+
+    def put(self, name, data):
+        """A collector's section."""
+        if name in [key for key, _attr, _kind in self.FIELDS]:
+            setattr(self, name, data)
+        else:
+            self.sections[name] = data
+
+    def section(self, name):
+        """A section this record does not know, as it came (None when absent)."""
+        return self.sections.get(name)
+
+    def as_json(self):
+        data = {k: _json(v) for k, v in self.sections.items()}
+        data.update(Record.as_json(self))
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        self = super().from_json(data)
+        known = [key for key, _attr, _kind in cls.FIELDS]
+        self.sections = {k: v for k, v in data.items() if k not in known}
+        return self

@@ -11,7 +11,16 @@ import os
 from .. import pathfacts, settings
 from . import distinfo, layout, metadata
 from .cases import describe_copy, make_case, violated
-from .records import Finding, HiddenNamespace
+from .records import (
+    DistCopy,
+    Finding,
+    HiddenNamespace,
+    Portion,
+    ShadowCase,
+    ShadowedMetadata,
+    Shadowing,
+    Violation,
+)
 from .shadowing import WATCHED
 from .specs import copy_path, find_in, is_regular, pkgutil_style, portion, same_file
 
@@ -91,8 +100,7 @@ class _Scanner:
                     self.hidden.append(HiddenNamespace(
                         name, describe_copy(name, winner[0], winner[1], winner[2],
                                             self.cls(winner[0])),
-                        [{"index": i, "entry": p, "class": self.cls(i), "path": d}
-                         for i, p, d in watched_portions]))
+                        [Portion(i, p, self.cls(i), d) for i, p, d in watched_portions]))
             return
         if portions:
             self.namespace(name, portions, 1)
@@ -213,12 +221,6 @@ def _stale_message(first, watched):
                 first.name, first.version or "", first.path, first.location, copy))
 
 
-def _dist_json(index, dist, cls):
-    data = dist.as_json()
-    data.update({"index": index, "class": cls, "location": dist.location})
-    return data
-
-
 def collect():
     """``check`` collector: shadowed modules, shadowed metadata, violated requirements."""
     f, entries = layout.current(read_pth=True)
@@ -227,7 +229,7 @@ def collect():
     scanner.run()
     scanner.cases.sort(key=lambda case: case.module)
     effective = {}  # canonical distribution name -> [(version, how, location)]
-    findings = [_module_finding(case, f["venv"], effective) for case in scanner.cases]
+    findings = [_module_finding(case, f.venv, effective) for case in scanner.cases]
     findings += [_hidden_finding(hidden) for hidden in scanner.hidden]
     order, by_name = _distribution_view(entries)
     shadowed_names = set(effective)
@@ -235,16 +237,11 @@ def collect():
         for s in case.shadowed:
             if s.distribution and case.severity != "info":
                 shadowed_names.add(metadata.canonicalize(s.distribution))
-    distributions = _shadowed_metadata(order, by_name, f["venv"], shadowed_names, effective,
+    distributions = _shadowed_metadata(order, by_name, f.venv, shadowed_names, effective,
                                        findings)
     violations = _violations(shadowed_names, effective, order, by_name)
     findings += [_violation_finding(v) for v in violations]
-    data = {
-        "modules": [case.as_dict() for case in scanner.cases],
-        "hidden_namespaces": [hidden.as_dict() for hidden in scanner.hidden],
-        "distributions": distributions,
-        "violations": violations,
-    }
+    data = Shadowing(scanner.cases, scanner.hidden, distributions, violations)
     _acknowledge(data, findings, entries)
     return "shadowing", data, findings
 
@@ -256,7 +253,7 @@ def _deployment_dirs(entries):
     for e in entries:
         if isinstance(e.path, str) and e.duplicate_of is None:
             path = pathfacts.absolute(e.path)
-            if os.path.isfile(os.path.join(path, "sitewarden", "_deployment.json")) and \
+            if os.path.isfile(os.path.join(pathfacts.package_dir(path), "_deployment.json")) and \
                     path not in out:
                 out.append(path)
     return out
@@ -277,14 +274,14 @@ def _acknowledge(data, findings, entries):
                 return name, where
         return None
 
-    for item in data["modules"] + data["hidden_namespaces"]:
-        found = source(item["module"])
+    for item in data.modules + data.hidden_namespaces:
+        found = source(item.module)
         if found is not None:
-            item["acknowledged"] = True
-            item["acknowledged_by"] = found[1]
-            if "severity" in item:
-                item["unacknowledged_severity"] = item["severity"]
-                item["severity"] = "info"
+            item.acknowledged = True
+            item.acknowledged_by = found[1]
+            if isinstance(item, ShadowCase) and item.severity is not None:
+                item.unacknowledged_severity = item.severity
+                item.severity = "info"
     for f in findings:
         if f.kind not in ("shadowed-module", "hidden-namespace"):
             continue
@@ -327,7 +324,7 @@ def _hidden_finding(hidden):
         "%s: the regular package %s hides the distro's namespace portion%s %s: its "
         "modules cannot be imported" % (
             hidden.module, hidden.winner.path, "s" if len(hidden.hidden) > 1 else "",
-            ", ".join(h["path"] for h in hidden.hidden)),
+            ", ".join(h.path for h in hidden.hidden)),
         module=hidden.module)
 
 
@@ -345,12 +342,9 @@ def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings
             continue
         venv_own = venv and first_cls == "local"
         present = _module_present(first, first.location)
-        distributions.append({
-            "name": first.name,
-            "visible": _dist_json(first_index, first, first_cls),
-            "shadowed": [_dist_json(i, d, c) for i, d, c in watched],
-            "modules_present": present,
-        })
+        distributions.append(ShadowedMetadata(
+            first.name, DistCopy(first_index, first, first_cls),
+            [DistCopy(i, d, c) for i, d, c in watched], present))
         if not venv_own:
             shadowed_names.add(key)
             effective.setdefault(key, []).append((first.version, "metadata", first.location))
@@ -362,13 +356,12 @@ def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings
 
 def _violation_finding(v):
     return Finding(
-        "requirement-violated", "high" if v["consumer_class"] == "distro" else "medium",
+        "requirement-violated", "high" if v.consumer_class == "distro" else "medium",
         "%s (%s) requires '%s', but %s %s" % (
-            " ".join(p for p in (v["consumer"], v["consumer_version"]) if p), v["consumer_class"],
-            v["requirement"], v["requires"],
-            "is imported as %s" % v["installed"] if "import" in v["seen_by"]
-            else "is %s (its metadata)" % v["installed"]),
-        consumer=v["consumer"], requires=v["requires"])
+            v.consumer_text(), v.consumer_class, v.requirement, v.requires,
+            "is imported as %s" % v.installed if "import" in v.seen_by
+            else "is %s (its metadata)" % v.installed),
+        consumer=v.consumer, requires=v.requires)
 
 
 def _violations(names, effective, order, by_name):
@@ -398,20 +391,9 @@ def _violations(names, effective, order, by_name):
                     continue
                 key = (os.path.realpath(dist.path), text.strip(), version)
                 if key in done:
-                    done[key]["seen_by"].append(how)
+                    done[key].seen_by.append(how)
                     continue
-                done[key] = {
-                    "consumer": dist.name,
-                    "consumer_version": dist.version,
-                    "consumer_class": cls,
-                    "consumer_metadata": dist.path,
-                    "requirement": text.strip(),
-                    "requires": wanted,
-                    "installed": version,
-                    "installed_location": location,
-                    "seen_by": [how],
-                    "status": status,
-                    "detail": detail,
-                }
+                done[key] = Violation(dist, cls, text.strip(), wanted, version, location, how,
+                                      status, detail)
                 out.append(done[key])
     return out

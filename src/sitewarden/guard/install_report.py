@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from .. import _swallowed
+from ..detect.records import ShadowCase, Violation  # with this module: see above
 
 #: Run in the child: prints the shadowing cases whose winning copy is local.
 CHILD = """\
@@ -23,9 +24,9 @@ import json, sys
 sys.path.append(sys.argv[1])
 from sitewarden.detect import shadowscan
 name, data, findings = shadowscan.collect()
-cases = [c for c in data["modules"] if c["winner"]["class"] in ("local", "user")
-         and c["shadowed"] and c["shadowed"][0]["class"] == "distro"]
-json.dump({"cases": cases, "violations": data["violations"]}, sys.stdout)
+cases = [c.as_json() for c in data.modules if c.winner.cls in ("local", "user")
+         and c.shadowed and c.shadowed[0].cls == "distro"]
+json.dump({"cases": cases, "violations": [v.as_json() for v in data.violations]}, sys.stdout)
 """
 
 
@@ -35,7 +36,7 @@ def _package_root():
 
 
 def collect(timeout=60):
-    """The shadowing cases an install left, as ``(cases, violations)``."""
+    """The shadowing cases an install left, as ``(cases, violations)``: records."""
     env = dict(os.environ)
     env["SITEWARDEN_DISABLE"] = "1"
     # In "/": the installer's working directory (a project with its own six.py) is
@@ -44,13 +45,8 @@ def collect(timeout=60):
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           stdin=subprocess.DEVNULL, timeout=timeout, cwd=os.path.sep)
     data = json.loads(proc.stdout.decode("utf-8"))
-    return data["cases"], data["violations"]
-
-
-def _copy(copy):
-    version = copy.get("version") or "no version"
-    return "%s %s (%s)" % (copy.get("distribution") or copy.get("path"), version,
-                           os.path.dirname(copy["path"].rstrip(os.sep)))
+    return ([ShadowCase.from_json(c) for c in data["cases"]],
+            [Violation.from_json(v) for v in data["violations"]])
 
 
 def _canonical(name):
@@ -69,19 +65,19 @@ def format_report(cases, violations):
     lines = ["sitewarden: this interpreter's distro packages are now shadowed by local copies "
              "(PEP 668 recommends saying so):"]
     for case in cases:
-        line = "  %s: %s shadows %s" % (case["module"], _copy(case["winner"]),
-                                        _copy(case["shadowed"][0]))
-        if case.get("comparison") == "cannot compare":
+        line = "  %s: %s shadows %s" % (case.module, case.winner.text(),
+                                        case.shadowed[0].text())
+        if case.comparison == "cannot compare":
             line += "; versions cannot be compared"
         lines.append(line)
-    shadowed = {c["winner"].get("distribution") for c in cases}
-    shadowed |= {c["module"] for c in cases}
+    shadowed = {c.winner.distribution for c in cases}
+    shadowed |= {c.module for c in cases}
     names = {_canonical(n) for n in shadowed if n}
     for v in violations:
-        if _canonical(v.get("requires") or "") in names:
+        if _canonical(v.requires or "") in names:
             lines.append("  %s %s requires '%s', but %s is installed: distro programs using "
-                         "it may break" % (v["consumer"], v.get("consumer_version") or "",
-                                           v["requirement"], v.get("installed")))
+                         "it may break" % (v.consumer, v.consumer_version or "",
+                                           v.requirement, v.installed))
     lines.append("hint: distro programs now import these copies; `sitewarden check` shows the "
                  "whole state, and a virtual environment avoids it.")
     return "\n".join(lines) + "\n"
@@ -92,7 +88,7 @@ def changed_by(cases, written):
     ``{(own directory, top-level entry)}`` from the scheme guard."""
     out = []
     for case in cases:
-        path = os.path.realpath(case["winner"]["path"].rstrip(os.sep))
+        path = os.path.realpath(case.winner.path.rstrip(os.sep))
         for own, entry in written:
             if path == os.path.join(own, entry) or path.startswith(
                     os.path.join(own, entry) + os.sep):

@@ -226,18 +226,3 @@ def _parse(path, lang):
         if value is not None and value.strip():
             return Marker(path, True, text=value.strip("\n"), key=key)
     return Marker(path, True, problem="no Error key in [%s]" % SECTION)
-
-
-def state(environ=None):
-    """The marker/venv facts of the running interpreter, as plain data (JSON-ready)."""
-    venv = in_virtualenv()
-    marker = read(environ=environ)
-    return {
-        "virtualenv": venv,
-        "marker_path": marker.path,
-        "marker_exists": marker.exists,
-        "applies": bool(marker.exists and not venv),
-        "message": marker.message if marker.exists else None,
-        "message_key": marker.key,
-        "problem": marker.problem,
-    }

@@ -273,22 +273,9 @@ def _installed(name):
 def dpkg_package(path, guess=None):
     """The Debian package whose files include ``path`` (dpkg's ``.list`` files), or
     None (no dpkg, or no package owns it).  ``guess``'s list is read first."""
-    try:
-        lists = [n for n in os.listdir(DPKG_INFO) if n.endswith(".list")]
-    except OSError:
-        return None
-    if guess:
-        lists.sort(key=lambda n: n[:-len(".list")].split(":")[0] != guess)
-    wanted = {path, os.path.realpath(path)}
-    for list_name in lists:
-        try:
-            with open(os.path.join(DPKG_INFO, list_name), encoding="utf-8",
-                      errors="surrogateescape") as listing:
-                if any(line.rstrip("\n") in wanted for line in listing):
-                    return list_name[:-len(".list")].split(":")[0]
-        except OSError:
-            continue  # unreadable: another package's list may still say
-    return None
+    from ..detect import owners  # only to name the owner of a refused distro uninstall
+
+    return owners.dpkg_owners([path], guess, DPKG_INFO).get(path)
 
 
 # ------------------------------------------------------------------ is_local

@@ -1,0 +1,106 @@
+"""Human output of ``check``'s ``startup`` section: what a start runs, who installed it.
+
+One block per startup file, in the order ``site`` reads them: the file (and where its
+links lead), its owner and template, then its lines that do something (path lines with
+their directory, import lines and entry points, with the error a start prints).  The
+findings themselves are rendered with the others, by ``render``.
+"""
+
+from __future__ import annotations
+
+from ..detect.startup_records import StartupSection
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..detect.records import CheckReport
+    from ..detect.startup_records import Owner, StartupLine, Writers
+
+WIDTH = 72
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= WIDTH else text[:WIDTH - 3] + "..."
+
+
+def owner_text(owner: Owner) -> str:
+    return "owned by nobody" if owner.kind is None else owner.text()
+
+
+def _writers_text(w: Writers | None) -> str:
+    if not w:
+        return ""
+    who = ("group %s" % w.gid if w.scope == "group"
+           else "every user" if w.mode & 0o002 else "user %s" % w.uid)
+    how = {"write": "writable", "create": "creatable", "rename": "renamable"}[w.how]
+    return "; %s by %s (%s %04o)" % (how, who, w.via, w.mode)
+
+
+def _line(line: StartupLine, style: Any) -> str | None:
+    kind = line.kind
+    if kind == "comment":
+        return None
+    head = "    %3d %-6s " % (line.number, "entry" if kind == "entry-point" else kind)
+    if kind == "path":
+        state = "exists" if line.exists else style.warn("missing")
+        text = "%s (%s%s)" % (line.directory, state, _writers_text(line.writers))
+        if line.writers:
+            text = style.bad(text)
+    else:
+        text = _short(line.text)
+    if line.error:
+        text += "\n" + " " * 15 + style.bad("fails at every start: " + line.error)
+    elif line.note:
+        text += style.dim(" (%s)" % line.note)
+    return head + text
+
+
+def render_startup(data: dict[str, Any], style: Any) -> list[str]:
+    """The ``Startup code (N)`` block of ``check``'s text output (``data``: the
+    ``startup`` section's JSON form, read back into its record here)."""
+    section = StartupSection.from_json(data)
+    files = section.files or []
+    lines = [style.bold("Startup code (%d)" % len(files))]
+    if not section.site:
+        lines.append("  none: site is disabled (-S): no .pth file runs")
+        return lines
+    if not files:
+        lines.append("  " + style.good("none"))
+    for f in files:
+        path = f.path + (" -> %s" % f.realpath if f.realpath not in (None, f.path) else "")
+        label = [owner_text(f.owner)]
+        if f.template:
+            label.append(f.template)
+        if f.disabled_by:
+            label.append("import lines turned off by %s" % f.disabled_by)
+        owner = "[%s]" % ", ".join(label)
+        lines.append("  %s %s %s" % (f.kind, path, style.warn(owner) if not f.owner.kind
+                                     else style.dim(owner)))
+        if f.error:
+            lines.append("    " + style.bad("fails at every start: " + f.error))
+        for line in f.lines:
+            text = _line(line, style)
+            if text:
+                lines.append(text)
+    return lines
+
+
+def hook_lines(exe: str, report: CheckReport, changed: dict[str, str]) -> list[str]:
+    """The apt hook's lines for one interpreter: each startup line that fails at every
+    start of it now (``startup-line-fails``), with the Debian package that ships the file
+    when this run changed it (``changed``: ``{path: package}``)."""
+    out = []
+    name = exe.rsplit("/", 1)[-1]
+    for f in report.findings or ():
+        if f.kind != "startup-line-fails":
+            continue
+        package = changed.get(f.details.get("file") or "")
+        out.append("  %s: %s%s" % (name, f.message, " (%s)" % package
+                                    if package and package not in f.message else ""))
+    return out
+
+
+def hook_header(changes: dict[str, str] | None) -> str:
+    return "sitewarden: startup code fails at every start of these interpreters%s:" % (
+        " after this apt run" if changes is not None else " after this dpkg run")

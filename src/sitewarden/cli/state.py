@@ -1,0 +1,96 @@
+"""The CLI's records: what ``status`` reports of a target, and the ``guard`` section it
+adds to ``check``'s report (:class:`~sitewarden.detect.records.CheckReport`).
+
+Records as ``detect``'s are (:class:`~sitewarden.detect.records.Record`): attributes in
+the code, one JSON form (``as_json``/``from_json``) for ``--json`` only.
+"""
+
+from __future__ import annotations
+
+from ..detect.records import MarkerState, Record
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _fields(*names: str) -> tuple[tuple[str, str, Any], ...]:
+    return tuple((name, name, None) for name in names)
+
+
+class DeploymentState(Record):
+    """A deployment as ``status`` shows it (``deployed.Deployment.as_json``'s form)."""
+
+    __slots__ = ("site_dir", "version", "hook", "hook_files", "sitecustomize", "complete",
+                 "missing", "installer")
+    FIELDS = _fields(*__slots__)
+
+
+class Orphan(Record):
+    """A hook left without its runtime (``deployed.find_orphans``): which, what it does,
+    the command that removes it (``remove``) and the uninstall that would."""
+
+    __slots__ = ("hook", "kind", "site_dir", "problem", "effect", "remove", "uninstall")
+    FIELDS = _fields(*__slots__)
+
+
+class Setting(Record):
+    """A ``SITEWARDEN_*`` variable set (``name``) or a silence file (``path``, ``names``)
+    and what it means (``cli.environment``)."""
+
+    __slots__ = ("name", "path", "value", "names", "meaning", "understood")
+    FIELDS = _fields(*__slots__)
+    OPTIONAL = ("name", "path", "names")
+
+    def label(self) -> str:
+        return self.path if self.name is None else "%s=%s" % (self.name, self.value)
+
+
+class StartupState(Record):
+    """What a plain start of the target loaded (``probe.STATUS_SCRIPT``, or the ``full``
+    probe's ``startup``): ``stderr``, what it wrote there; ``error``, why no answer."""
+
+    __slots__ = ("active", "meta_path_index", "module_file", "version", "stderr", "error")
+    FIELDS = _fields(*__slots__)
+    OPTIONAL = ("meta_path_index", "error")
+
+
+class GuardState(Record):
+    """``check``'s ``guard`` section: where it is deployed and whether a start loads it."""
+
+    __slots__ = ("deployments", "orphans", "active", "active_module", "active_version",
+                 "disabled_by", "disabled_value")
+    FIELDS = (("deployments", "deployments", DeploymentState),
+              ("orphans", "orphans", Orphan)) + _fields(*__slots__[2:])
+
+
+class Status(GuardState):
+    """``status``'s report on one target (``main.status_data``)."""
+
+    __slots__ = ("sitewarden", "python", "python_version", "virtualenv", "startup_stderr",
+                 "marker", "environment", "silence_files", "aliases")
+    FIELDS = _fields("sitewarden", "python", "python_version", "virtualenv") + \
+        GuardState.FIELDS[:5] + (("startup_stderr", "startup_stderr", None),
+                                 ("marker", "marker", MarkerState)) + \
+        GuardState.FIELDS[5:] + (("environment", "environment", Setting),
+                                 ("silence_files", "silence_files", Setting),
+                                 ("aliases", "aliases", None))
+    OPTIONAL = ("aliases",)
+
+    def guard(self) -> GuardState:
+        """Its ``guard`` section of ``check``'s report."""
+        return GuardState.make(**{attr: getattr(self, attr)
+                                  for _key, attr, _kind in GuardState.FIELDS})
+
+
+class TargetFailure(Record):
+    """An interpreter of ``--all`` that could not be probed."""
+
+    __slots__ = ("python", "error", "aliases")
+    FIELDS = _fields(*__slots__)
+
+    def __init__(self, python: str, error: str) -> None:
+        self.python = python
+        self.error = error
+        self.aliases = None
+

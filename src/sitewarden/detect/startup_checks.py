@@ -1,0 +1,267 @@
+"""Judging startup code without running it, and who may write a ``sys.path`` directory.
+
+Used by :mod:`.startup` in the probe, after a normal start of the target: an import
+line whose modules are all in ``sys.modules`` ran; one naming a module that no finder on
+``sys.meta_path`` finds fails (``ModuleNotFoundError``, as ``site`` prints it); one
+naming a module found but not loaded raised while importing it (when the line imports
+it unconditionally); a line that does not compile fails with its ``SyntaxError``.  A
+finder's ``find_spec`` runs (every import in this process runs it anyway), no module's
+code does.  Writability: ``os.stat`` of the directory and each parent, no process.
+Module level: ``os`` and ``sys``.
+"""
+
+import os
+import sys
+
+from .. import _swallowed
+from .startup_records import Writers
+
+_W_OTHERS, _W_GROUP, _STICKY = 0o002, 0o020, 0o1000
+_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+
+
+# ---------------------------------------------------------------- judging, without running
+
+
+def _walk(node):
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for field in getattr(n, "_fields", ()):
+            value = getattr(n, field, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if hasattr(v, "_fields"))
+            elif hasattr(value, "_fields"):
+                todo.append(value)
+
+
+def _own(name):
+    return name == "sitewarden" or name.startswith("sitewarden.")
+
+
+def _find(name):
+    """Does a finder on ``sys.meta_path`` find module ``name``?  (True, False, or None:
+    cannot tell.)  A submodule is looked up in its parent's ``__path__`` without
+    importing the parent (its code would run)."""
+    parent, _, _child = name.rpartition(".")
+    path = None
+    if parent:
+        module = sys.modules.get(parent)
+        path = getattr(module, "__path__", None) if module is not None else None
+        if path is None and module is None:
+            spec = _spec(parent, None)
+            path = spec.submodule_search_locations if spec is not None else None
+        if path is None:
+            return False
+    spec = _spec(name, path)
+    return None if spec is _UNKNOWN else spec is not None
+
+
+_UNKNOWN = object()
+
+
+def _spec(name, path):
+    imp = sys.modules["_imp"]  # built in, loaded at startup
+    if path is None and (imp.is_builtin(name) or imp.is_frozen(name)):
+        return True
+    for finder in list(sys.meta_path):
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            spec = find(name, path)
+        except Exception:
+            _swallowed("asking %r for the module %s" % (finder, name))
+            return _UNKNOWN
+        if spec is not None:
+            return spec
+    return None
+
+
+def _module_error(name, unconditional):
+    """What importing the dotted ``name`` raised at startup, or None."""
+    parts = name.split(".")
+    for i in range(1, len(parts) + 1):
+        mod = ".".join(parts[:i])
+        if mod in sys.modules:
+            continue
+        found = _find(mod)
+        if found is False:
+            parent = sys.modules.get(".".join(parts[:i - 1])) if i > 1 else None
+            if parent is not None and not hasattr(parent, "__path__"):
+                return "ModuleNotFoundError: No module named %r; %r is not a package" % (
+                    mod, parent.__name__)
+            return "ModuleNotFoundError: No module named %r" % mod
+        if found and unconditional and not _own(mod):
+            return ("%s is found but was not loaded by this start: importing it raised an "
+                    "exception (run `python -v -c pass` to see it)" % mod)
+    return None
+
+
+def _attr_error(module, attrs):
+    """``module 'x' has no attribute 'y'`` when a loaded module lacks ``attrs[0]``."""
+    mod = sys.modules.get(module)
+    if mod is None or not attrs:
+        return None
+    try:
+        names = vars(mod)
+    except TypeError:  # no __dict__: cannot tell
+        return None
+    if attrs[0] not in names and not hasattr(mod, "__path__"):
+        return "AttributeError: module %r has no attribute %r" % (module, attrs[0])
+    return None
+
+
+def line_error(line):
+    """What ``exec(line)`` of this ``.pth`` import line raises at each start, as CPython
+    names it (``ModuleNotFoundError: No module named 'x'``), or None: it compiles, and
+    every module it imports by name is loaded, or found (when only conditionally
+    imported).  Nothing is run."""
+    try:
+        compile(line, "<string>", "exec", dont_inherit=True)
+        tree = compile(line, "<string>", "exec", _ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return "SyntaxError: %s" % (exc.msg,)
+    except ValueError as exc:  # a NUL byte
+        return "SyntaxError: %s" % (exc,)
+    unconditional = True
+    for stmt in tree.body:
+        kind = type(stmt).__name__
+        if kind == "Import":
+            for alias in stmt.names:
+                err = _module_error(alias.name, unconditional)
+                if err:
+                    return err
+            continue
+        if kind == "ImportFrom" and not stmt.level:
+            err = _module_error(stmt.module or "", unconditional)
+            if err:
+                return err
+            continue
+        for node in _walk(stmt):
+            err = _dunder_import_error(node)
+            if err:
+                return err
+        unconditional = False  # anything else may branch: judge only what is certain
+    return None
+
+
+def _dunder_import_error(node):
+    """``__import__('x')`` (and ``__import__('x').y``) with a constant name."""
+    kind = type(node).__name__
+    attrs = []
+    while kind == "Attribute":
+        attrs.insert(0, node.attr)
+        node = node.value
+        kind = type(node).__name__
+    if kind != "Call" or type(node.func).__name__ != "Name" or node.func.id != "__import__":
+        return None
+    if not node.args or type(node.args[0]).__name__ != "Constant" \
+            or not isinstance(node.args[0].value, str):
+        return None
+    name = node.args[0].value
+    return _module_error(name, False) or _attr_error(name, attrs)
+
+
+def entry_point_error(text):
+    """What ``pkgutil.resolve_name(text, strict=True)`` raises at each start, or None."""
+    module, colon, obj = text.partition(":")
+    if not (colon and obj and all(p.isidentifier() for p in module.split("."))
+            and all(p.isidentifier() for p in obj.split("."))):
+        return "ValueError: invalid format: %r" % (text,)
+    return _module_error(module, True) or _attr_error(module, obj.split("."))
+
+
+def customize_file(name):
+    """``(file, loaded)`` of ``sitecustomize``/``usercustomize``: the module a start
+    imported, or the file it would import (not loaded: it raised)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, "__file__", None), True
+    spec = _spec(name, None)
+    origin = getattr(spec, "origin", None) if spec not in (None, True, _UNKNOWN) else None
+    if origin and getattr(spec, "has_location", False):
+        return origin, False
+    return None, False
+
+
+def customize_error(path):
+    try:
+        with open(path, "rb") as f:
+            compile(f.read(), path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return "SyntaxError: %s (line %s)" % (exc.msg, exc.lineno)
+    except (OSError, ValueError) as exc:
+        return "%s: %s" % (type(exc).__name__, exc)
+    return "it raised while importing (run `python -v -c pass` to see it)"
+
+
+# ---------------------------------------------------------------- who may write
+
+
+def _stat(path, cache):
+    if path not in cache:
+        try:
+            cache[path] = os.stat(path)
+        except OSError:  # missing (or not searchable: nothing to say about it)
+            cache[path] = None
+    return cache[path]
+
+
+def _scope(st, euid):
+    if st.st_uid not in (euid, 0) or st.st_mode & _W_OTHERS:
+        return "others"
+    if st.st_mode & _W_GROUP:
+        return "group"
+    return None
+
+
+def writers(path, euid, cache):
+    """Who besides user ``euid`` (and root) may change the directory ``path`` (links
+    resolved): write into it, create it (missing: its nearest parent), or rename it or a
+    parent (through a parent's write permission, unless that parent is sticky and the
+    child belongs to ``euid`` or root).  The worst :class:`Writers`, or None."""
+    d = os.path.realpath(path)
+    how = "write"
+    while _stat(d, cache) is None:
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d, how = parent, "create"
+    worst, child = None, None
+    while True:
+        st = _stat(d, cache)
+        if st is None:
+            return worst  # a parent that cannot be searched: the child was stat'ed anyway
+        cst = _stat(child, cache) if child else None
+        if child is None or not (st.st_mode & _STICKY and cst is not None
+                                 and cst.st_uid in (euid, 0)):
+            scope = _scope(st, euid)
+            if scope and (worst is None or (scope == "others" and worst.scope == "group")):
+                worst = Writers(scope, d, how if child is None else "rename", st.st_mode & 0o7777,
+                                st.st_uid, st.st_gid)
+        parent = os.path.dirname(d)
+        if parent == d:
+            return worst
+        child, d = d, parent
+
+
+def severity_of(w, euid):
+    if w.scope == "others":
+        return "high" if euid == 0 else "medium"
+    return "medium" if euid == 0 else "low"
+
+
+def writers_text(entry, w, euid):
+    what = {"write": "can put a module in it",
+            "create": "can create it (it is missing) and put a module in it",
+            "rename": "can rename it away (through %s) and put another in its place" % w.via}
+    mode = "mode %04o" % w.mode
+    runs_as = "this interpreter, run as root," if euid == 0 else "this interpreter's user"
+    return ("%s %s: %s is %s (%s): they %s that %s imports; make %s writable by its owner "
+            "only (chmod go-w %s) or take it off sys.path" % (
+                w.who(), "may change " + entry, w.via,
+                "group-writable" if w.scope == "group" else
+                "world-writable" if w.mode & _W_OTHERS else "owned by user %d" % w.uid,
+                mode, what[w.how], runs_as, w.via, w.via))

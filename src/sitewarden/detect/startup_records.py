@@ -1,0 +1,162 @@
+"""The records of ``check``'s ``startup`` section (``docs/check-schema.md``), made by
+:mod:`.startup` and :mod:`.startup_checks` in the probe: the section
+(:class:`StartupSection`), its startup files, their lines and owners, the ``sys.path``
+directories and who else may change them.  :class:`.records.Record`'s, like every
+record; apart from the collectors so that the CLI reads them (``render_startup``)
+without importing those.  Module level: ``os``.
+"""
+
+import os
+
+from .records import Record, _fields
+
+
+class Writers(Record):
+    """Who besides the interpreter's user may change a directory: ``scope`` ``others``
+    (every user, or the user owning ``via``) or ``group``; ``via``: the directory whose
+    mode allows it; ``how``: ``write`` (into it), ``create`` (it is missing, ``via`` is
+    its nearest parent), ``rename`` (``via`` is a parent).  ``mode`` (of ``via``) is an
+    int here and octal text (``"0777"``) in the JSON form."""
+
+    __slots__ = ("scope", "via", "how", "mode", "uid", "gid")
+    FIELDS = _fields(*__slots__)
+
+    def __init__(self, scope, via, how, mode, uid, gid):
+        self.scope = scope
+        self.via = via
+        self.how = how
+        self.mode = mode
+        self.uid = uid
+        self.gid = gid
+
+    def who(self):
+        if self.scope == "group":
+            return "group %d" % self.gid
+        if self.mode & 0o002:  # others may write
+            return "every user"
+        return "user %d (its owner)" % self.uid
+
+    def as_json(self):
+        data = Record.as_json(self)
+        if self.mode is not None:
+            data["mode"] = "%04o" % self.mode
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        self = super().from_json(data)
+        if self.mode is not None:
+            self.mode = int(self.mode, 8)
+        return self
+
+
+class Owner(Record):
+    """Who installed a startup file: ``kind`` is ``dpkg`` (``package``), ``distribution``
+    (its RECORD lists it: ``distribution``, ``version``, ``metadata``, ``installer``),
+    ``sitewarden``, or None (nobody)."""
+
+    __slots__ = ("kind", "package", "distribution", "version", "metadata", "installer")
+    FIELDS = _fields(*__slots__)
+
+    def __init__(self, kind=None, package=None, distribution=None, version=None,
+                 metadata=None, installer=None):
+        self.kind = kind
+        self.package = package
+        self.distribution = distribution
+        self.version = version
+        self.metadata = metadata
+        self.installer = installer
+
+    def text(self):
+        if self.kind == "dpkg":
+            return "Debian package %s" % self.package
+        if self.kind == "distribution":
+            return "%s %s" % (self.distribution, self.version or "(no version)")
+        return "sitewarden" if self.kind == "sitewarden" else "nobody"
+
+
+class StartupLine(Record):
+    """One non-blank line of a startup file: ``kind`` ``comment``, ``path``, ``import``
+    (executed) or ``entry-point`` (a ``.start`` line); a path line's ``directory``,
+    ``exists``, ``writers``; ``runs`` (an import line or entry point runs at each start:
+    false when a ``.start`` turns it off or an earlier error abandons the file);
+    ``error``: what CPython reports at every start, or None."""
+
+    __slots__ = ("number", "text", "kind", "directory", "exists", "writers", "runs", "error",
+                 "note")
+    FIELDS = _fields(*__slots__[:5]) + (("writers", "writers", Writers),) + _fields(
+        *__slots__[6:])
+
+    def __init__(self, number, text, kind, directory=None, exists=None, writers=None,
+                 runs=None, error=None, note=None):
+        self.number = number
+        self.text = text
+        self.kind = kind
+        self.directory = directory
+        self.exists = exists
+        self.writers = writers
+        self.runs = runs
+        self.error = error
+        self.note = note
+
+
+class StartupFile(Record):
+    """A ``.pth``, ``.start``, ``sitecustomize`` or ``usercustomize`` file a start reads."""
+
+    __slots__ = ("path", "realpath", "kind", "site_dir", "owner", "template", "lines",
+                 "disabled_by", "error")
+    FIELDS = _fields("path", "realpath", "kind", "site_dir") + (
+        ("owner", "owner", Owner),) + _fields("template", "disabled_by", "error") + (
+        ("lines", "lines", StartupLine),)
+
+    def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
+                 realpath=None, owner=None, template=None):
+        self.path = path
+        self.realpath = realpath or os.path.realpath(path)
+        self.kind = kind
+        self.site_dir = site_dir
+        self.lines = lines or []
+        self.disabled_by = disabled_by
+        self.error = error
+        self.owner = owner or Owner()
+        self.template = template
+
+    def executable(self):
+        """The lines that run code at every start (sitecustomize: the whole file)."""
+        return [x for x in self.lines if x.kind in ("import", "entry-point") and x.runs]
+
+    def runs_code(self):
+        return bool(self.executable()) or (self.kind in ("sitecustomize", "usercustomize")
+                                           and not self.error)
+
+
+class PathDirectory(Record):
+    """A ``sys.path`` directory, or a ``.pth`` path line's (``source``: the ``.pth``
+    file; ``cls``: ``pth``), and who else may change it (:class:`Writers`, or None)."""
+
+    __slots__ = ("path", "source", "cls", "exists", "writers")
+    FIELDS = _fields("path", "source") + (("class", "cls", None), ("exists", "exists", None),
+                                          ("writers", "writers", Writers))
+
+    def __init__(self, path, source, cls, exists, writers):
+        self.path = path
+        self.source = source
+        self.cls = cls
+        self.exists = exists
+        self.writers = writers
+
+
+class StartupSection(Record):
+    """``check``'s ``startup`` section: did ``site`` run, does it read ``.start`` files
+    (``pep829``), the user site, the startup files, the ``sys.path`` directories."""
+
+    __slots__ = ("site", "pep829", "user_site", "files", "path_directories")
+    FIELDS = _fields("site", "pep829", "user_site") + (
+        ("files", "files", StartupFile), ("path_directories", "path_directories", PathDirectory))
+
+    def __init__(self, site, pep829, user_site=None, files=None, path_directories=None):
+        self.site = site
+        self.pep829 = pep829
+        self.user_site = user_site
+        self.files = files or []
+        self.path_directories = path_directories or []

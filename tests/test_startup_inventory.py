@@ -1,0 +1,175 @@
+"""``check`` lists the code every start of the target runs, who installed it, and what fails.
+
+The field report (issue 22): on Debian 12, a ``.pth`` failing at every start, a ``.pth``
+naming a world-writable directory and an unowned ``.pth`` that ``exec``'s a payload, and
+``sitewarden check`` said "clean".  One scenario per target (``guarded_target``: the
+hermetic CPythons, Debian 12's python in a mount namespace, Debian 13, sid's 3.14 and
+3.15), with every fixture built here, never fetched:
+
+- ``swr-broken.pth``: ``import`` of a module that does not exist (``startup-line-fails``,
+  high, with the error CPython prints at the same start), then a line that 3.8-3.14 never
+  reach ("Remainder of file ignored") and 3.15 runs;
+- ``swr-payload.pth``: an executable line no package installed (``unowned-startup-code``);
+- a pip-installed distribution whose RECORD ships ``swr_dist_init.pth``
+  (``distribution-startup-code``, info, with the distribution and version);
+- ``swr-paths.pth``: path lines naming a world-writable directory (high: the target runs
+  as root), a group-writable one (medium) and a missing one (``missing-pth-directory``);
+- an editable install's finder (``__editable__.*.pth``, RECORD-owned, a known template:
+  listed, not flagged);
+- Debian's own startup files (its ``sitecustomize``, setuptools' ``distutils-precedence.pth``
+  where installed) and sitewarden's own ``sitewarden.pth``: listed with their owners, never
+  flagged;
+- on 3.15: a ``.start`` file turning off its ``.pth``'s import line, and an entry point
+  naming a missing module (``startup-line-fails``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from harness.dists import make_dist
+
+BROKEN = b"import swr_no_such_module_xyz\nimport sys; sys.swr_after = 1\n"
+PAYLOAD = b"import sys; exec('sys.swr_payload_ran = 1')\n"
+FINDER = "__editable___swr_edit_1_0_finder"
+EDITABLE_LINE = "import %s; %s.install()\n" % (FINDER, FINDER)
+
+
+def _fixtures(t) -> dict[str, str]:
+    """Put every fixture into ``t`` (its default-scheme directory and its staging dir);
+    ``{name: path}`` of the directories the path lines name."""
+    local = t.local_dir
+    world, group, missing = t.tmp / "swr-world", t.tmp / "swr-group", t.tmp / "swr-missing"
+    t.put(world, "dir", mode=0o777)
+    t.put(group, "dir", mode=0o775)
+    t.chmod(world, 0o777)
+    t.chmod(group, 0o775)
+    t.put(local / "swr-broken.pth", data=BROKEN)
+    t.put(local / "swr-payload.pth", data=PAYLOAD)
+    t.put(local / "swr-paths.pth",
+          data=("# shared checkouts\n%s\n%s\n%s\n" % (world, group, missing)).encode())
+
+    def build(stage):
+        make_dist(stage, "swr-dist", "1.2.3", {
+            "swr_dist.py": "def hello():\n    pass\n",
+            "swr_dist_init.pth": "import swr_dist; swr_dist.hello()\n"}, installer="pip")
+        make_dist(stage, "swr-edit", "1.0", {
+            "__editable___swr_edit_1_0_finder.py": "def install():\n    pass\n",
+            "__editable__.swr_edit-1.0.pth": EDITABLE_LINE}, installer="pip")
+
+    t.copy_in(build, local)
+    if t.version >= (3, 15):
+        t.put(local / "swr-started.pth", data=b"import swr_started_not_run\n")
+        t.put(local / "swr-started.start", data=b"swr_entry_missing:main\n")
+    return {"world": str(world), "group": str(group), "missing": str(missing)}
+
+
+def _kinds(report, kind):
+    """The findings of ``kind`` about the fixtures (``swr`` names): the machine running the
+    tests may have startup files of its own (this one's sandbox has an unowned ``.pth``)."""
+    return [f for f in report["findings"] if f["kind"] == kind
+            and "swr" in str(f.get("file") or f.get("entry") or "")]
+
+
+def _file(report, name):
+    found = [f for f in report["startup"]["files"] if f["path"].endswith("/" + name)]
+    assert len(found) == 1, (name, [f["path"] for f in report["startup"]["files"]])
+    return found[0]
+
+
+def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
+    t = guarded_target
+    dirs = _fixtures(t)
+    local = str(t.local_dir)
+    start = t.python("-c", "pass")  # what CPython itself prints at every start
+    status, report, text = t.cli_check()
+    assert status == 1, text
+    startup = report["startup"]
+    assert startup["site"] is True and startup["pep829"] == (t.version >= (3, 15)), startup
+
+    # 1. a line that fails at every start: high, with CPython's own error
+    broken = [f for f in _kinds(report, "startup-line-fails")
+              if f["file"] == local + "/swr-broken.pth"]
+    assert len(broken) == 1 and broken[0]["severity"] == "high", report["findings"]
+    error = "ModuleNotFoundError: No module named 'swr_no_such_module_xyz'"
+    assert broken[0]["error"] == error and broken[0]["line"] == 1, broken
+    assert error in start.stderr and local + "/swr-broken.pth" in start.stderr, start.stderr
+    said = ("Error in import line from %s/swr-broken.pth" % local if t.version >= (3, 15)
+            else "Error processing line 1 of %s/swr-broken.pth" % local)
+    assert said in start.stderr and said in broken[0]["message"], (start.stderr, broken)
+    assert "fails at every start: " + error in text, text
+    after = _file(report, "swr-broken.pth")["lines"][1]
+    if t.version >= (3, 15):  # PEP 829: a failing line no longer abandons the file
+        assert after["runs"] is True and after["error"] is None, after
+    else:
+        assert "Remainder of file ignored" in start.stderr, start.stderr
+        assert after["runs"] is False and after["note"].startswith("not processed"), after
+
+    # 2. an executable line nobody installed: medium
+    unowned = _kinds(report, "unowned-startup-code")
+    # (on 3.15, swr-broken.pth's second line runs: code nobody installed, too)
+    expected = ["swr-broken.pth"] if t.version >= (3, 15) else []
+    assert [f["file"] for f in unowned] == [local + "/" + n for n in expected
+                                            + ["swr-payload.pth"]], unowned
+    assert unowned[-1]["severity"] == "medium" and unowned[-1]["lines"] == [1], unowned
+    assert _file(report, "swr-payload.pth")["owner"]["kind"] is None
+
+    # 3. shipped by a pip-installed distribution, not a template: info, with its version
+    dist = _kinds(report, "distribution-startup-code")
+    assert [(f["file"], f["distribution"], f["version"], f["severity"]) for f in dist] == [
+        (local + "/swr_dist_init.pth", "swr-dist", "1.2.3", "info")], dist
+    assert "swr-dist 1.2.3" in text, text
+
+    # 4. writable directories on sys.path (the interpreter runs as root), a missing one
+    writable = {f["entry"]: f for f in _kinds(report, "writable-path-entry")}
+    assert writable[dirs["world"]]["severity"] == "high", writable
+    assert writable[dirs["world"]]["scope"] == "others", writable
+    assert writable[dirs["group"]]["severity"] == "medium", writable
+    assert writable[dirs["world"]]["source"] == local + "/swr-paths.pth", writable
+    assert set(writable) == {dirs["world"], dirs["group"]}, writable
+    missing = _kinds(report, "missing-pth-directory")
+    assert [(f["directory"], f["severity"]) for f in missing] == [(dirs["missing"], "info")]
+    paths = [x for x in _file(report, "swr-paths.pth")["lines"] if x["kind"] == "path"]
+    assert [(x["directory"], x["exists"]) for x in paths] == [
+        (dirs["world"], True), (dirs["group"], True), (dirs["missing"], False)], paths
+    assert paths[0]["writers"]["how"] == "write" and paths[1]["writers"]["scope"] == "group"
+
+    # 5. the editable finder and sitewarden's own hook: listed, owned, not flagged
+    editable = _file(report, "__editable__.swr_edit-1.0.pth")
+    assert editable["template"] == "editable install finder", editable
+    assert editable["owner"]["distribution"] == "swr-edit", editable
+    flagged = {f.get("file") for f in report["findings"]}
+    assert editable["path"] not in flagged, report["findings"]
+    if t.version < (3, 18):
+        own = _file(report, "sitewarden.pth")
+        assert own["owner"]["kind"] == "sitewarden" and own["template"] == "sitewarden", own
+        assert own["path"] not in flagged and own["lines"][0]["error"] is None, own
+
+    # 6. Debian's own files: listed with their Debian package, never flagged
+    if t.interp.is_debian_system or t.release:
+        sc = _file(report, "sitecustomize.py")
+        assert sc["kind"] == "sitecustomize" and sc["owner"]["kind"] == "dpkg", sc
+        assert sc["owner"]["package"].startswith("libpython3"), sc
+        assert sc["realpath"].startswith("/etc/python3"), sc
+        assert sc["path"] not in flagged and sc["realpath"] not in flagged
+        hack = [f for f in startup["files"]
+                if f["path"] == "/usr/lib/python3/dist-packages/distutils-precedence.pth"]
+        for f in hack:  # where python3-setuptools is installed
+            assert f["owner"] == dict(f["owner"], kind="dpkg", package="python3-setuptools")
+            assert f["template"] == "setuptools distutils-precedence", f
+            assert f["path"] not in flagged
+        assert "[Debian package libpython3" in text, text
+
+    # 7. 3.15: a .start file turns off its .pth's import lines; its entry point fails
+    if t.version >= (3, 15):
+        pth = _file(report, "swr-started.pth")
+        assert pth["disabled_by"] == local + "/swr-started.start", pth
+        assert pth["lines"][0]["runs"] is False, pth
+        failed = [f for f in _kinds(report, "startup-line-fails")
+                  if f["file"] == local + "/swr-started.start"]
+        assert failed and failed[0]["error"] == (
+            "ModuleNotFoundError: No module named 'swr_entry_missing'"), failed
+        assert ("Error resolving entry point swr_entry_missing:main from %s/swr-started.start"
+                % local) in start.stderr, start.stderr
+        assert "swr_started_not_run" not in start.stderr, start.stderr
+    json.dumps(report)  # the whole report stays JSON
