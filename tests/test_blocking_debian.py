@@ -104,7 +104,7 @@ def _conf(tmp_path):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_debian_pip_matrix(debian_ns, version, wheelhouse, tmp_path):
     ns = debian_ns
-    proc = ns.run([*ns.cli, "install", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     pip_env = {"PYTHONPATH": str(pip_dir(version)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     check_pip(ns, pip_env, wheelhouse, _conf(tmp_path), HOWS,
@@ -119,20 +119,20 @@ def test_root_pips(root_ns, wheelhouse, tmp_path):
     ns = root_ns
     shipped = ns.run([ns.executable, "-m", "pip", "--version"])
     assert shipped.returncode == 0, shipped.stderr
-    assert shipped.stdout.split()[1] == SHIPPED_PIP[ns.python.version[:2]], shipped.stdout
+    assert shipped.stdout.split()[1] == SHIPPED_PIP[ns.interp.version[:2]], shipped.stdout
     assert "/usr/lib/python3/dist-packages/pip" in shipped.stdout
     # The matrix's pips that start here: as on the hermetic pythons (measured once for all
     # of them; the shipped setuptools' distutils shim does not make older ones start: the
     # newest one left out still fails here).
-    starting = pip_versions_for(ns.python.version)
-    older = [v for v in pip_versions_for(ns.python.version, start_rules=False)
+    starting = pip_versions_for(ns.interp.version)
+    older = [v for v in pip_versions_for(ns.interp.version, start_rules=False)
              if v not in starting]
     if older:
         proc = ns.run([ns.executable, "-m", "pip", "--version"],
                       env={"PYTHONPATH": str(pip_dir(older[-1]))})
-        assert proc.returncode != 0, "pip %s starts on %s" % (older[-1], ns.python)
+        assert proc.returncode != 0, "pip %s starts on %s" % (older[-1], ns.interp)
 
-    proc = ns.run([*ns.cli, "install", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     distro_before = ns.tree_digest(str(ns.distro_dir), skip_pycache=True)
     conf = _conf(tmp_path)
@@ -141,7 +141,7 @@ def test_root_pips(root_ns, wheelhouse, tmp_path):
     for n, version in enumerate(starting):
         # Some pips only start here (see can_install): the guard refuses before their
         # install would crash; nothing to override.
-        hows = [HOWS[n % len(HOWS)]] if can_install(version, ns.python.version) else []
+        hows = [HOWS[n % len(HOWS)]] if can_install(version, ns.interp.version) else []
         check_pip(ns, {**env, "PYTHONPATH": str(pip_dir(version))}, wheelhouse, conf, hows,
                   distro_before)
 

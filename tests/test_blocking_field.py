@@ -16,8 +16,8 @@ import pytest
 
 from harness import pip_dir, unpacked, wheel
 from harness.environ import FAIL_OPEN
-from harness.guarded import guarded_params
-from harness.inputs import input_params, per_input_python
+from harness.inputs import per_input_python
+from harness.spread import ROTATED, spread, turn
 
 #: A pip that starts and installs on every CPython 3.8-3.13 (and has PEP 668 itself).
 NEW_PIP = "24.0"
@@ -236,21 +236,16 @@ def landing_prefix(t) -> str:
     return proc.stdout.strip()
 
 
-def turn_of(t) -> int:
-    """``t``'s place among the interpreters, for pairing a test's cases with pips in
-    rotation (a Latin square over the interpreters: each interpreter runs every case
-    and every pip, and every (case, pip) pair runs on some of them)."""
-    return next((i for i, p in enumerate(guarded_params()) if p.id == t.id), 0)
-
-
 def in_rotation(t, cases, versions):
     """``[(case, pip)]``: each of ``cases`` with one of ``versions`` (the upstream pips,
-    in rotation, see :func:`turn_of`) and with Debian's own pip where it is one of them."""
+    in rotation by the target's turn, ``harness.spread.turn``: a Latin square over the
+    interpreters, each interpreter runs every case and every pip, and every (case, pip)
+    pair runs on some of them) and with Debian's own pip where it is one of them."""
     upstream = [v for v in versions if v != DISTRO_PIP]
     distro = [v for v in versions if v == DISTRO_PIP]
-    turn = turn_of(t)
+    turn_ = turn(t)
     return [(case, version) for index, case in enumerate(cases)
-            for version in ([upstream[(index + turn) % len(upstream)]] if upstream else [])
+            for version in ([upstream[(index + turn_) % len(upstream)]] if upstream else [])
             + distro]
 
 
@@ -413,13 +408,15 @@ def _scripts(t) -> None:
 damaged_python = per_input_python(None, DAMAGE, prepare=_scripts)
 
 
-@pytest.mark.parametrize("python, rel", input_params(DAMAGE, "damaged-runtime"))
+#: Each file on a third of the interpreters, in rotation (each interpreter deletes three).
+@pytest.mark.parametrize("python, rel", spread(ROTATED, DAMAGE, group="damaged-runtime"))
 def test_damaged_runtime_keeps_programs_working_and_refuses_installs(damaged_python, python,
                                                                      rel, wheelhouse):
     """With one file of the deployed runtime missing, every program keeps working,
     installs are refused with one line naming the damage and the fix, and ``status``
     says the deployment is incomplete.  The files of ``DAMAGE`` one after another in one
-    guarded python per interpreter, each test repairing the runtime at its end."""
+    guarded python per interpreter, each test repairing the runtime at its end; each file
+    on a third of the interpreters (``spread(ROTATED)``), each interpreter with three."""
     t = damaged_python.get(python)
     try:
         failures = _damaged_runtime(t, rel, wheelhouse)

@@ -19,12 +19,13 @@ def _ids(interps):
 
 @pytest.fixture
 def guarded_python(tmp_path):
-    """``guarded_python(interp)``: a fresh hermetic python, guard deployed by the CLI."""
+    """``guarded_python(interp)``: a fresh hermetic python, guard deployed (a copy of what
+    the CLI deployed for it once per test process, ``deploy="copy"``)."""
     count = [0]
 
     def make(interp):
         count[0] += 1
-        return make_guarded(interp, dest=tmp_path / ("hermetic-%d" % count[0]))
+        return make_guarded(interp, deploy="copy", dest=tmp_path / ("hermetic-%d" % count[0]))
 
     return make
 

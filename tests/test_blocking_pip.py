@@ -22,17 +22,30 @@ from harness import (
 )
 from harness.cli import run_cli
 from harness.guarded import make_guarded
+from harness.spread import ONE_PER, ROTATED, spread
 
 
-def _matrix():
-    cases = []
-    for interp in pyenv_interpreters():
-        for version in pip_versions_for(interp.version):
-            cases.append(pytest.param(interp, version, id="%s-pip%s" % (interp.id, version)))
-    return cases
+def _pips(interp):
+    """The pips of the matrix that start on ``interp`` (``harness.wheels``)."""
+    return pip_versions_for(interp.version)
 
 
-MATRIX = _matrix()
+def _installs(interp, version) -> bool:
+    """pips before 23.2 start on 3.12+ but cannot install there."""
+    pip = tuple(int(x) for x in version.split(".")[:2])
+    return interp.version[:2] < (3, 12) or pip >= (23, 2)
+
+
+def _pip_id(version) -> str:
+    return "pip" + version
+
+
+#: Each hermetic CPython with half of the pips that start on it, in rotation: each pip on
+#: half of the CPythons it starts on (and on the newest it installs with, below).
+MATRIX = spread(ROTATED, _pips, targets="hermetic", ways=2, input_id=_pip_id)
+#: Each pip once, on the newest Python it can install with.
+ONE_PYTHON_PER_PIP = spread(ONE_PER, _pips, targets="hermetic", accepts=_installs,
+                            input_id=_pip_id)
 
 
 class PipOn:
@@ -62,13 +75,13 @@ class PipOn:
 
 @pytest.fixture
 def guarded_pip(tmp_path, wheelhouse):
-    """``guarded_pip(interp, pip_version)``: a fresh hermetic python, guard deployed by
-    the CLI, and that pip to run on it."""
+    """``guarded_pip(interp, pip_version)``: a fresh hermetic python, guard deployed (a
+    copy of what the CLI deployed for it once per test process), and that pip to run on it."""
     count = [0]
 
     def make(interp, pip_version):
         count[0] += 1
-        py = make_guarded(interp, dest=tmp_path / ("hermetic-%d" % count[0]))
+        py = make_guarded(interp, deploy="copy", dest=tmp_path / ("hermetic-%d" % count[0]))
         return PipOn(py, pip_version, wheelhouse)
 
     return make
@@ -99,21 +112,7 @@ def test_blocked_then_overridden_by_flag(guarded_pip, interp, version):
     assert not (g.py.local_dir / "six.py").exists()
 
 
-def _one_python_per_pip():
-    """Each pip once, on the newest Python it can install with."""
-    seen, cases = set(), []
-    for param in reversed(MATRIX):
-        interp, version = param.values
-        pip = tuple(int(x) for x in version.split(".")[:2])
-        if interp.version[:2] >= (3, 12) and pip < (23, 2):
-            continue
-        if version not in seen:
-            seen.add(version)
-            cases.append(param)
-    return cases
-
-
-@pytest.mark.parametrize("interp, version", _one_python_per_pip())
+@pytest.mark.parametrize("interp, version", ONE_PYTHON_PER_PIP)
 def test_environment_and_config_overrides(guarded_pip, interp, version, tmp_path):
     g = guarded_pip(interp, version)
     for value in ("1", "true", "YES"):
@@ -146,7 +145,7 @@ SEMANTICS = [v for v in ("20.3.4", "22.3.1", "24.0") if v in pip_versions_for((3
 PY311 = [i for i in pyenv_interpreters() if i.version[:2] == (3, 11)]
 
 
-@pytest.mark.parametrize("interp, version", _one_python_per_pip())
+@pytest.mark.parametrize("interp, version", ONE_PYTHON_PER_PIP)
 def test_blocked_and_exempt_commands_match_pip23(guarded_pip, interp, version, tmp_path):
     g = guarded_pip(interp, version)
     new_enough = tuple(int(x) for x in version.split(".")[:2]) >= (22, 2)  # --dry-run, --report
@@ -221,7 +220,7 @@ def test_entry_points(guarded_pip, version, tmp_path):
     assert "status 1" in proc.stdout and "externally-managed-environment" in proc.stderr
 
 
-@pytest.mark.parametrize("interp, version", _one_python_per_pip())
+@pytest.mark.parametrize("interp, version", ONE_PYTHON_PER_PIP)
 def test_distro_copy_survives_upgrade_and_uninstall_is_refused(guarded_pip, interp, version):
     """PEP 668's second rule, even with the override: the distro's six.py stays."""
     g = guarded_pip(interp, version)

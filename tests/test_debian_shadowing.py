@@ -28,7 +28,7 @@ import pytest
 from harness import DebianNamespace, available, wheel
 from harness.fixtures import open_root, running_under_ci
 from harness.guarded import IMPORTER, WARNING_LINE
-from harness.roots import root_params
+from harness.spread import DEBIAN, spread
 
 pytestmark = pytest.mark.debian
 
@@ -63,9 +63,9 @@ def user_pins(release):
 
 
 @pytest.fixture(scope="module",
-                params=[pytest.param(None, id="host", marks=pytest.mark.debian), *root_params()])
+                params=spread(targets="debian"))
 def ns(request):
-    if request.param is None:
+    if request.param == DEBIAN:
         ok, reason = available()
         if not ok:
             if running_under_ci():

@@ -19,7 +19,8 @@ import subprocess
 
 import pytest
 
-from harness import interpreter_params, pip_dir, pyenv_interpreters
+from harness import pip_dir
+from harness.spread import spread
 
 #: Reports the state at the end of startup without importing anything (``sys``
 #: is already loaded), so no import reaches the finder: what ``-c pass`` leaves.
@@ -49,7 +50,7 @@ def test_debian_install_activate_disable_uninstall(debian_any):
     before = ns.tree_digest(str(ns.local_dir))
     baseline = _started(ns.run, ns.executable)["modules"]
 
-    proc = ns.run([*ns.cli, "install", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert "deployed sitewarden" in proc.stdout and "active: yes" in proc.stdout
     assert str(ns.local_dir) in proc.stdout
@@ -66,13 +67,13 @@ def test_debian_install_activate_disable_uninstall(debian_any):
     assert not _guarded(ns.run, ns.executable, None, "-S")
 
     # Installing twice upgrades in place: one .pth, one finder.
-    assert ns.run([*ns.cli, "install", "--python", ns.executable]).returncode == 0
+    assert ns.run([*ns.cli_argv, "install", "--python", ns.executable]).returncode == 0
     digest = ns.tree_digest(str(ns.local_dir))
     pths_before = {p for p in before if p.endswith(".pth")}
     assert {p for p in digest if p.endswith(".pth")} - pths_before == {"sitewarden.pth"}
     assert _started(ns.run, ns.executable)["finders"].count("sitewarden") == 1
 
-    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert ns.tree_digest(str(ns.local_dir)) == before
     assert not _guarded(ns.run, ns.executable)
@@ -85,7 +86,7 @@ def test_debian_refusals_and_orphaned_hook(debian_any, wheelhouse):
     command that removes it, and ``uninstall`` leaves the site directory as it was."""
     ns = debian_any
     before = ns.tree_digest(str(ns.local_dir))
-    assert ns.run([*ns.cli, "install", "--python", ns.executable]).returncode == 0
+    assert ns.run([*ns.cli_argv, "install", "--python", ns.executable]).returncode == 0
     marker_text = "To install Python packages system-wide, try apt install"
     old_pip = {"PYTHONPATH": str(pip_dir("22.3.1"))}
     for argv, env in (([ns.executable, "-m", "pip", "install", "--no-index", "--find-links",
@@ -103,29 +104,29 @@ def test_debian_refusals_and_orphaned_hook(debian_any, wheelhouse):
         proc = ns.run([ns.executable, *(flags if "-c" in flags else [*flags, "-c", "pass"])])
         assert proc.returncode == 0 and proc.stderr == "", (flags, proc.stderr)
     hook = str(ns.local_dir / "sitewarden.pth")
-    status = json.loads(ns.run([*ns.cli, "status", "--python", ns.executable, "--json"]).stdout)
+    status = json.loads(ns.cli("status", "--python", ns.executable, "--json").stdout)
     assert [(o["hook"], o["kind"]) for o in status["orphans"]] == [(hook, "pth")]
     assert status["orphans"][0]["remove"] == "rm " + hook
-    text = ns.run([*ns.cli, "status", "--python", ns.executable]).stdout
+    text = ns.run([*ns.cli_argv, "status", "--python", ns.executable]).stdout
     assert "orphaned hook: %s: its runtime %s is missing" % (hook, runtime) in text, text
     assert "remove it: rm %s" % hook in text and "sitewarden uninstall --python %s" % (
         ns.executable) in text, text
-    proc = ns.run([*ns.cli, "check", "--python", ns.executable, "--json"])
+    proc = ns.run([*ns.cli_argv, "check", "--python", ns.executable, "--json"])
     kinds = [f["kind"] for f in json.loads(proc.stdout)["findings"]]
     assert proc.returncode == 1 and "orphaned-hook" in kinds, proc.stdout
-    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert ns.tree_digest(str(ns.local_dir)) == before
 
 
 def test_debian_status_reports_real_marker(debian_any):
     ns = debian_any
-    proc = ns.run([*ns.cli, "status", "--python", ns.executable, "--json"])
+    proc = ns.run([*ns.cli_argv, "status", "--python", ns.executable, "--json"])
     assert proc.returncode == 1, proc.stderr  # not guarded where the marker applies
     data = json.loads(proc.stdout)
     marker = data["marker"]
     assert marker["marker_path"] == "/usr/lib/python%s/EXTERNALLY-MANAGED" % (
-        ns.python.short_version)
+        ns.interp.short_version)
     assert marker["applies"] is True and marker["problem"] is None
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(ns.read_bytes(str(ns.marker)).decode("utf-8"))
@@ -136,12 +137,12 @@ def test_debian_status_reports_real_marker(debian_any):
 
 def test_debian_sitecustomize_hook_keeps_apport(debian_any):
     ns = debian_any
-    conffile = "/etc/python%s/sitecustomize.py" % ns.python.short_version
+    conffile = "/etc/python%s/sitecustomize.py" % ns.interp.short_version
     original = ns.read_bytes(conffile)
     assert b"apport_python_hook" in original
     local_before = ns.tree_digest(str(ns.local_dir))
 
-    proc = ns.run([*ns.cli, "install", "--python", ns.executable, "--hook", "sitecustomize"])
+    proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable, "--hook", "sitecustomize"])
     assert proc.returncode == 0, proc.stderr
     edited = ns.read_bytes(conffile)
     assert edited.startswith(original), "existing content is kept, in place"
@@ -150,10 +151,10 @@ def test_debian_sitecustomize_hook_keeps_apport(debian_any):
     assert _guarded(ns.run, ns.executable)
     # Debian's own hook still runs first: the stdlib link still points at the conffile.
     probe = ns.run([ns.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"])
-    assert probe.stdout.strip() == "/usr/lib/python%s/sitecustomize.py" % ns.python.short_version
+    assert probe.stdout.strip() == "/usr/lib/python%s/sitecustomize.py" % ns.interp.short_version
     assert not _guarded(ns.run, ns.executable, {"SITEWARDEN_DISABLE": "1"})
 
-    proc = ns.run([*ns.cli, "uninstall", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "uninstall", "--python", ns.executable])
     assert proc.returncode == 0, proc.stderr
     assert ns.read_bytes(conffile) == original
     assert ns.tree_digest(str(ns.local_dir)) == local_before
@@ -162,7 +163,7 @@ def test_debian_sitecustomize_hook_keeps_apport(debian_any):
 # ------------------------------------------------------------------ hermetic
 
 
-@pytest.mark.parametrize("base", interpreter_params(pyenv_interpreters()))
+@pytest.mark.parametrize("base", spread(targets="hermetic"))
 def test_hermetic_system_install(base, make_hermetic, cli):
     hp = make_hermetic(base)
     env = hp.env()
@@ -176,7 +177,7 @@ def test_hermetic_system_install(base, make_hermetic, cli):
     (hp.distro_dir / "00-baseline.pth").write_text("# any .pth file\n")
     before = {p.name for p in hp.local_dir.iterdir()}
     baseline = _started(run, hp.executable)["modules"]
-    proc = cli("install", "--python", str(hp.executable), env=env)
+    proc = cli("install", "--python", hp.executable, env=env)
     assert proc.returncode == 0, proc.stderr
     assert (hp.local_dir / "sitewarden.pth").is_file()
     started = _started(run, hp.executable)
@@ -187,28 +188,28 @@ def test_hermetic_system_install(base, make_hermetic, cli):
     assert not _guarded(run, hp.executable, dict(env, SITEWARDEN_DISABLE="1"))
 
     # Never into the distro directory, chosen with --site-dir: exit 2, nothing written.
-    assert cli("uninstall", "--python", str(hp.executable), env=env).returncode == 0
+    assert cli("uninstall", "--python", hp.executable, env=env).returncode == 0
     assert {p.name for p in hp.local_dir.iterdir()} == before
-    proc = cli("install", "--python", str(hp.executable), "--site-dir", str(hp.distro_dir),
+    proc = cli("install", "--python", hp.executable, "--site-dir", str(hp.distro_dir),
                env=env)
     assert proc.returncode == 2 and "the distribution's site directory" in proc.stderr, (
         proc.stdout + proc.stderr)
     assert not _guarded(run, hp.executable)
-    status = json.loads(cli("status", "--python", str(hp.executable), "--json", env=env).stdout)
+    status = json.loads(cli("status", "--python", hp.executable, "--json", env=env).stdout)
     assert status["deployments"] == []
     assert status["marker"]["applies"] and "hermetic" in status["marker"]["message"]
     assert [p.name for p in hp.distro_dir.iterdir()] == ["00-baseline.pth"]
 
 
-@pytest.mark.parametrize("base", interpreter_params(pyenv_interpreters()[-1:]))
+@pytest.mark.parametrize("base", spread(targets="hermetic")[-1:])
 def test_hermetic_sitecustomize_created_and_removed(base, make_hermetic, cli):
     hp = make_hermetic(base)
     env = hp.env()
     assert not (hp.local_dir / "sitecustomize.py").exists()
-    proc = cli("install", "--python", str(hp.executable), "--hook", "sitecustomize", env=env)
+    proc = cli("install", "--python", hp.executable, "--hook", "sitecustomize", env=env)
     assert proc.returncode == 0, proc.stderr
     assert (hp.local_dir / "sitecustomize.py").is_file()
     assert _guarded(lambda argv, env=env: subprocess.run(
         [str(a) for a in argv], env=env, capture_output=True, text=True), hp.executable)
-    assert cli("uninstall", "--python", str(hp.executable), env=env).returncode == 0
+    assert cli("uninstall", "--python", hp.executable, env=env).returncode == 0
     assert list(hp.local_dir.iterdir()) == []

@@ -68,7 +68,7 @@ def test_user_install_activates_and_uninstall_restores(python, cli, userbase):
 
     site = next(base.rglob("site-packages"))
     pth = sorted(p.name for p in site.iterdir() if p.suffix in (".pth", ".start"))
-    # The .pth file alone before 3.18 (see README, "Hook policy").
+    # The .pth file alone before 3.18 (see docs/startup-hooks.md).
     assert pth == ["sitewarden.pth"]
     for p in site.rglob("*"):
         mode = p.stat().st_mode & 0o777

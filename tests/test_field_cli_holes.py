@@ -21,19 +21,14 @@ import pytest
 
 from harness import make_dist, pyenv_interpreters
 from harness.cli import CLI
-from harness.guarded import DEBIAN, guarded_params, make_guarded
-from harness.roots import RootTarget
+from harness.guarded import make_guarded
+from harness.spread import spread
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "sitewarden"
 SCHEMA_PAGE = ROOT / "docs" / "check-schema.md"
 
-#: Debian 12's python (namespace) and the roots' interpreters, as GuardedPython params.
-DEBIAN_TARGETS = [p for p in guarded_params()
-                  if p.values[0] == DEBIAN or isinstance(p.values[0], RootTarget)]
-
-
-@pytest.fixture(params=DEBIAN_TARGETS)
+@pytest.fixture(params=spread(targets="debian"))
 def debian_target(request) -> Iterator[Any]:
     """As ``debian_any``, through the ``GuardedPython`` interface, guard not deployed."""
     target = make_guarded(request.param, deploy=False)
@@ -57,7 +52,7 @@ def test_install_refuses_distro_and_stdlib_site_dirs(debian_any):
     stdlib = str(ns.stdlib)
     in_stdlib = stdlib + "/dist-packages"
     link = str(ns.home / "site-link")
-    ns.run_helper("import os, sys; os.symlink(sys.argv[1], sys.argv[2])",
+    ns.root("import os, sys; os.symlink(sys.argv[1], sys.argv[2])",
                   str(ns.distro_dir), link)
     watched = (str(ns.distro_dir), stdlib, str(ns.local_dir))
     before = {d: ns.tree_digest(d) for d in watched}
@@ -66,7 +61,7 @@ def test_install_refuses_distro_and_stdlib_site_dirs(debian_any):
                           (in_stdlib, "inside the standard library"),
                           (stdlib, "is the standard library of"),
                           (link, "the distribution's site directory")):
-        proc = ns.run([*ns.cli, "install", "--python", ns.executable, "--site-dir", site_dir])
+        proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable, "--site-dir", site_dir])
         assert proc.returncode == 2, (site_dir, proc.stdout + proc.stderr)
         assert proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.startswith("sitewarden: error: %s " % site_dir), proc.stderr
@@ -76,7 +71,7 @@ def test_install_refuses_distro_and_stdlib_site_dirs(debian_any):
         assert ns.tree_digest(d) == before[d], d
     assert not ns.exists(in_stdlib)
     # The install scheme's directory (the default) is still where the guard goes.
-    proc = ns.run([*ns.cli, "install", "--python", ns.executable, "--site-dir",
+    proc = ns.run([*ns.cli_argv, "install", "--python", ns.executable, "--site-dir",
                    str(ns.local_dir)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -247,6 +242,27 @@ def _source_keys() -> Set[str]:
                     if isinstance(node, ast.Dict):
                         keys.update(k.value for k in node.keys
                                     if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return keys | _record_keys()
+
+
+def _record_keys() -> Set[str]:
+    """The keys the records that make ``check``'s report always write (each record's
+    ``FIELDS`` but its ``OPTIONAL``, see ``sitewarden.detect.records.Record``)."""
+    from sitewarden.cli.state import GuardState, Setting
+    from sitewarden.detect.records import CheckReport
+
+    keys: Set[str] = set()
+    todo, seen = [CheckReport, GuardState, Setting], set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        for key, _attr, kind in cls.FIELDS:
+            if key not in cls.OPTIONAL:  # checked where a real report has them
+                keys.add(key)
+            if kind is not None:
+                todo.append(kind)
     return keys
 
 
@@ -347,7 +363,7 @@ def test_exit_statuses_on_debian(debian_any):
     ns = debian_any
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return ns.run([*ns.cli, *args])
+        return ns.run([*ns.cli_argv, *args])
 
     proc = run("status", "--python", ns.executable)
     assert proc.returncode == 1 and "active at startup: no" in proc.stdout, proc.stdout
@@ -377,7 +393,7 @@ def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
     errors are 2 (a target that does not exist, options that exclude each other)."""
     hp = make_hermetic(pyenv_interpreters()[-1])
     env = hp.env()
-    py = str(hp.executable)
+    py = hp.executable
 
     def statuses(extra: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
         e = dict(env, **(extra or {}))
@@ -387,8 +403,8 @@ def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
     assert statuses() == (1, 1)
     bare = make_hermetic(pyenv_interpreters()[-1], marker=None)
     e = bare.env()
-    assert (cli("status", "--python", str(bare.executable), env=e).returncode,
-            cli("check", "--python", str(bare.executable), env=e).returncode) == (0, 0)
+    assert (cli("status", "--python", bare.executable, env=e).returncode,
+            cli("check", "--python", bare.executable, env=e).returncode) == (0, 0)
     # --user while the user site is off: deployed, but no start loads it.
     no_user = dict(env, PYTHONNOUSERSITE="1")
     proc = cli("install", "--python", py, "--user", env=no_user)

@@ -173,13 +173,14 @@ def test_silence_files_are_read_without_blocking(tmp_path):
 def test_acknowledged_findings_are_info_and_say_so(tmp_path, monkeypatch):
     monkeypatch.setenv("SITEWARDEN_SILENCE", "shadow:yaml")
     monkeypatch.setattr(shadowscan, "_deployment_dirs", lambda entries: [])
-    data = {"modules": [{"module": "yaml", "severity": "high"},
-                        {"module": "six", "severity": "medium"}], "hidden_namespaces": []}
+    data = records.Shadowing([records.ShadowCase.from_json({"module": "yaml", "severity": "high"}),
+                              records.ShadowCase.from_json({"module": "six",
+                                                            "severity": "medium"})], [], [], [])
     findings = [records.Finding("shadowed-module", "high", "yaml: ...", module="yaml"),
                 records.Finding("shadowed-module", "medium", "six: ...", module="six"),
                 records.Finding("requirement-violated", "high", "x requires yaml<6")]
     shadowscan._acknowledge(data, findings, [])
-    yaml, six, violation = [f.as_dict() for f in findings]
+    yaml, six, violation = [f.as_json() for f in findings]
     assert yaml["severity"] == "info" and yaml["acknowledged"] is True
     assert yaml["acknowledged_by"] == "SITEWARDEN_SILENCE"
     assert yaml["unacknowledged_severity"] == "high"
@@ -187,8 +188,9 @@ def test_acknowledged_findings_are_info_and_say_so(tmp_path, monkeypatch):
                                     "no warning is shown")
     assert six["severity"] == "medium" and "acknowledged" not in six
     assert violation["severity"] == "high"
-    assert data["modules"][0]["severity"] == "info" and data["modules"][0]["acknowledged"]
-    assert "acknowledged" not in data["modules"][1]
+    modules = data.as_json()["modules"]
+    assert modules[0]["severity"] == "info" and modules[0]["acknowledged"]
+    assert "acknowledged" not in modules[1]
 
 
 # ------------------------------------------------------------------ every target

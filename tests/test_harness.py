@@ -19,7 +19,6 @@ from harness import (
     all_interpreters,
     build_hermetic,
     debian_system_python,
-    interpreter_params,
     interpreters,
     make_dist,
     old_interpreters,
@@ -28,9 +27,10 @@ from harness import (
     pip_versions_for,
     pyenv_interpreters,
 )
+from harness.spread import spread
 
 TESTS = Path(__file__).resolve().parent
-PYTHONS = interpreter_params()
+PYTHONS = spread(targets="hermetic")
 
 
 def run_harness(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -82,9 +82,10 @@ def test_hermetic_python(base, make_hermetic):
     real_cache = Path(base.stdlib) / "__pycache__"
     before = (sorted(os.listdir(real_cache)), real_cache.stat().st_mtime_ns)
     py = make_hermetic(base)  # verified on build: prefixes, purelib, stdlib, sys.path order
-    assert py.executable.is_file() and not py.executable.is_symlink()
+    exe, prefix = py.place.executable, py.place.prefix
+    assert exe.is_file() and not exe.is_symlink() and py.executable == str(exe)
     assert "hermetic fixture" in py.marker.read_text()
-    assert py.executable.parent == py.prefix / "bin" and py.prefix.name == "usr"
+    assert exe.parent == prefix / "bin" and prefix.name == "usr"
 
     # local shadows distro; .pth files of the distro directory are processed (like Debian's)
     make_dist(py.distro_dir, "six", "1.16.0", {"six.py": "V = 'distro'\n"}, kind="egg-info")
@@ -92,7 +93,7 @@ def test_hermetic_python(base, make_hermetic):
     (py.distro_dir / "extra").mkdir()
     (py.distro_dir / "extra" / "pthmod.py").write_text("X = 1\n")
     (py.distro_dir / "zz-extra.pth").write_text("extra\n")
-    proc = py.run(["-c", SHOW])
+    proc = py.python("-c", SHOW)
     assert proc.returncode == 0, proc.stderr
     facts = json.loads(proc.stdout)
     assert facts["six"] == str(py.local_dir / "six.py") and facts["pth"] == 1
@@ -100,12 +101,12 @@ def test_hermetic_python(base, make_hermetic):
     assert not any(p.startswith(str(py.user_base)) for p in facts["path"])  # not created yet
 
     # sitewarden's probe runs "-E -S" and imports site itself: the distro dir is still known
-    proc = py.run(["-E", "-S", "-c", "import site; print(site.getsitepackages())"])
+    proc = py.python("-E", "-S", "-c", "import site; print(site.getsitepackages())")
     assert proc.stdout.strip() == repr([str(py.local_dir), str(py.distro_dir)]), proc.stderr
 
-    metadata = py.run(["-c", "import importlib.metadata as m; print(sorted("
-                              "(d.version, d.read_text('INSTALLER')) for d in m.distributions()"
-                              " if d.metadata['Name'] == 'six'))"])
+    metadata = py.python("-c", "import importlib.metadata as m; print(sorted("
+                               "(d.version, d.read_text('INSTALLER')) for d in m.distributions()"
+                               " if d.metadata['Name'] == 'six'))")
     assert metadata.stdout.strip() == "[('1.16.0', None), ('1.17.0', 'pip\\n')]", metadata.stderr
     assert (sorted(os.listdir(real_cache)), real_cache.stat().st_mtime_ns) == before
 
@@ -119,17 +120,17 @@ def test_hermetic_marker_is_the_one_pip_reads(make_hermetic):
     make_dist(marked.distro_dir, "python-apt", "2.6.0", {"apt/__init__.py": ""}, kind="egg-info")
     make_dist(marked.local_dir, "requests", "2.31.0", requires=["idna>=2.5"])
 
-    proc = marked.run(["-m", "pip", "install", "--no-index", "nothing-at-all"], env=env)
+    proc = marked.python("-m", "pip", "install", "--no-index", "nothing-at-all", env=env)
     assert proc.returncode != 0 and "externally-managed-environment" in proc.stderr
     assert "hermetic fixture" in proc.stderr
-    proc = unmarked.run(["-m", "pip", "install", "--no-index", "nothing-at-all"], env=env)
+    proc = unmarked.python("-m", "pip", "install", "--no-index", "nothing-at-all", env=env)
     assert proc.returncode != 0 and "externally-managed" not in proc.stderr
     assert "nothing-at-all" in proc.stderr
 
-    listing = marked.run(["-m", "pip", "list", "--format=json"], env=env)
+    listing = marked.python("-m", "pip", "list", "--format=json", env=env)
     names = {d["name"]: d["version"] for d in json.loads(listing.stdout)}
     assert names["python-apt"] == "2.6.0" and names["requests"] == "2.31.0", listing.stderr
-    show = marked.run(["-m", "pip", "show", "requests"], env=env)
+    show = marked.python("-m", "pip", "show", "requests", env=env)
     assert "Requires: idna" in show.stdout and str(marked.local_dir) in show.stdout
 
 
@@ -168,7 +169,7 @@ def test_debian_namespace_is_private(debian_ns):
     assert mode & 0o170000 == 0o100000 and len(digest) == 64
     assert not os.path.exists(target)
 
-    etc = "/etc/python%s" % debian_ns.python.short_version
+    etc = "/etc/python%s" % debian_ns.interp.short_version
     for path in ("/usr/local/bin/sw-x", etc + "/sw-x", "/usr/share/sw-x"):
         proc = debian_ns.run(["sh", "-c", "echo > %s" % path])
         if path == "/usr/share/sw-x":  # not overlaid: the read-only root stops it
@@ -180,7 +181,7 @@ def test_debian_namespace_is_private(debian_ns):
     with DebianNamespace() as other:  # another test's namespace starts from the real state
         assert not other.exists(target)
     debian_ns.close()
-    assert not os.path.exists(target) and not debian_ns.tmp.exists()
+    assert not os.path.exists(target) and not debian_ns.place.tmp.exists()
     assert (sorted(os.listdir(dist)), os.stat(dist).st_mtime_ns) == host_before
 
 
@@ -223,7 +224,7 @@ def test_pip_matrix(base, make_hermetic):
     assert any(v.startswith("25.") for v in expected)  # the latest lines were resolved
     py = make_hermetic(base)
     tried = {v: pip_dir(v) for v in sorted(set(expected) | set(fixed))}
-    procs = {v: subprocess.Popen([str(py.executable), "-m", "pip", "--version"], cwd="/",
+    procs = {v: subprocess.Popen([py.executable, "-m", "pip", "--version"], cwd="/",
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env=py.env({"PYTHONPATH": str(whl)}))
              for v, whl in tried.items()}

@@ -32,7 +32,7 @@ from sitewarden import pathfacts
 from sitewarden.detect import layout
 sys.path.pop(0)
 f, entries = layout.current(read_pth=True)
-print(json.dumps({"facts": f, "entries": [e.as_dict() for e in entries],
+print(json.dumps({"facts": f.as_json(), "entries": [e.as_json() for e in entries],
                   "candidates": pathfacts.distro_candidates()}))
 """
 
@@ -71,7 +71,7 @@ def base_facts(sys_path, **kw):
         elif key == "user":
             value = str(value)
         f[key] = value
-    return f
+    return layout.LayoutFacts.from_json(f)
 
 
 # ---------------------------------------------------------------- fake distro trees
@@ -150,8 +150,8 @@ def test_pythonpath_pth_foreign_and_duplicates(tmp_path):
     assert entries[5].source == str(local / "added.pth")
     assert entries[7].duplicate_of == 1
     assert not entries[8].exists
-    f["script"] = False  # -P / -I: sys.path[0] is not the script directory
-    f["sys_path"] = [str(pp), str(stdlib)]
+    f.script = False  # -P / -I: sys.path[0] is not the script directory
+    f.sys_path = [str(pp), str(stdlib)]
     assert [e.cls for e in layout.classify(f)] == ["pythonpath", "stdlib"]
 
 

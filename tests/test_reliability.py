@@ -31,19 +31,18 @@ from hypothesis import strategies as st
 
 from harness import make_dist, pip_dir, pip_versions_for, wheel
 from harness.figures import record, stress
-from harness.guarded import guarded_params, make_guarded, scaled_of, share_of
+from harness.guarded import make_guarded
 from harness.inputs import (
     assert_input,
     blame,
     by_input,
-    grouped_params,
-    input_params,
     once,
     per_input_python,
 )
+from harness.spread import EVERY, ROTATED, inputs_of, scaled, spread, target_params
 
 STRESS = stress()
-TARGETS = guarded_params()
+TARGETS = target_params()
 #: The newest pip without a PEP 668 check of its own (starts on 3.8-3.13): the guard refuses.
 OLD_PIP = "22.3.1"
 WARNING_LINE = re.compile(r"^.*:\d+: (ShadowWarning|PathWarning): ")
@@ -59,9 +58,9 @@ def target(guarded_target):
 def shared(request):
     """A guarded interpreter shared by the read-only tests of this module, with one
     shadowed module (``swr_shadowed``) and one that shadows nothing (``swr_plain``).
-    Its tests parametrize it with ``grouped_params("shared")`` (one xdist group
+    Its tests parametrize it with ``spread(group="shared")`` (one xdist group
     per interpreter: one such python per interpreter in the whole run)."""
-    t = make_guarded(request.param)
+    t = make_guarded(request.param, deploy="copy")
     try:
         t.add_shadowed(["swr_shadowed"], plain=["swr_plain"])
         yield t
@@ -163,12 +162,14 @@ marker_startup_python = per_input_python(
     prepare=lambda t: t.add_shadowed(["swr_shadowed"]))
 
 
-def marker_share(python):
-    """The marker corruptions ``python`` gets (the roots' interpreters split them)."""
-    return share_of(python, list(MARKERS))
+#: Each corruption on a third of the interpreters, in rotation (``spread(ROTATED)``): one
+#: of 3.8-3.10, one of 3.11-3.13 and one or two Debian pythons; each interpreter with a
+#: third of the corruptions.
+MARKER_PARAMS = {group: spread(ROTATED, list(MARKERS), group=group)
+                 for group in ("marker-startup", "marker-blocks")}
 
 
-@pytest.mark.parametrize("python, name", input_params(marker_share, "marker-startup"))
+@pytest.mark.parametrize("python, name", MARKER_PARAMS["marker-startup"])
 def test_startup_never_breaks_under_marker_corruption(marker_startup_python, python, name):
     """``-c pass`` is silent and a shadowed import warns (its advice asks whether the
     marker applies), as root and as ``nobody``, under every marker corruption."""
@@ -212,7 +213,7 @@ def run_or_hang(target, argv, env=None, timeout=60) -> subprocess.CompletedProce
 marker_blocks_python = per_input_python("blocks: marker corruption", MARKERS)
 
 
-@pytest.mark.parametrize("python, name", input_params(marker_share, "marker-blocks"))
+@pytest.mark.parametrize("python, name", MARKER_PARAMS["marker-blocks"])
 def test_blocks_fail_closed_under_marker_corruption(marker_blocks_python, python, name):
     """Installs (an old pip, ensurepip) are refused with a clean message under every
     marker corruption: as root, and as nobody (where ensurepip is enough, but for the
@@ -491,7 +492,7 @@ def _import_each(target, names, who, warns=True) -> Dict[str, str]:
     return {}
 
 
-@pytest.mark.parametrize("python, name", input_params(METADATA_INPUTS, "garbage-metadata"))
+@pytest.mark.parametrize("python, name", spread(EVERY, METADATA_INPUTS, group="garbage-metadata"))
 def test_garbage_metadata_never_breaks_startup_or_imports(python, name):
     """Every broken ``*.dist-info``/``*.egg-info`` (garbage, missing, invalid versions and
     requirements, a file, a loop, odd names, unreadable directories and files) in the
@@ -505,7 +506,7 @@ def test_garbage_metadata_never_breaks_startup_or_imports(python, name):
 def _garbage_metadata_run(python):
     """Every input of the garbage metadata test on one fresh guarded ``python``, the
     shadowed imports of a phase in one process: the failures of each input."""
-    target = make_guarded(python)
+    target = make_guarded(python, deploy="copy")
     try:
         failures = by_input(METADATA_INPUTS)
         tried, failed = _metadata_phases(target, failures)
@@ -614,7 +615,7 @@ SYS_PATH_CASES = ["startup .pth", "startup .pth, imports", "PYTHONPATH",
                   "before the first import", "vanishing while importing"]
 
 
-@pytest.mark.parametrize("python, name", input_params(SYS_PATH_CASES, "garbage-sys-path"))
+@pytest.mark.parametrize("python, name", spread(EVERY, SYS_PATH_CASES, group="garbage-sys-path"))
 def test_garbage_sys_path_never_breaks_startup_or_imports(python, name, big_dir):
     """Non-string entries, bytes, zip files, missing and vanishing directories, symlink
     loops and a directory with 100,000 entries on ``sys.path``: at startup (a ``.pth``
@@ -628,7 +629,7 @@ def test_garbage_sys_path_never_breaks_startup_or_imports(python, name, big_dir)
 def _garbage_sys_path_run(python, big_dir):
     """Every case of the garbage sys.path test on one fresh guarded ``python``, as root
     and as nobody: the failures of each case."""
-    target = make_guarded(python)
+    target = make_guarded(python, deploy="copy")
     try:
         cases, vanishing = _sys_path_cases(target, big_dir)
         assert [case[0] for case in cases] == SYS_PATH_CASES
@@ -761,7 +762,7 @@ KNOWN = ["SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "_SITEWARDEN_OVERRIDE",
 
 
 @pytest.mark.parametrize("where", KNOWN)
-@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", spread(group="shared"), indirect=True)
 def test_garbage_environment_never_breaks_startup(shared, where):
     """Garbage in every ``SITEWARDEN_*`` variable (and unknown ones) and in
     ``PIP_BREAK_SYSTEM_PACKAGES``, with a shadowed import (hypothesis); the input is the
@@ -878,7 +879,11 @@ FAULTS = ["runtime deleted", "runtime is a file", "__init__.py deleted",
           "old hook, new runtime", "new hook, old runtime"]
 
 
-@pytest.mark.parametrize("python, fault", input_params(FAULTS, "deployment-faults"))
+#: Each fault on a third of the interpreters, in rotation (each interpreter with two or three).
+FAULT_PARAMS = spread(ROTATED, FAULTS, group="deployment-faults")
+
+
+@pytest.mark.parametrize("python, fault", FAULT_PARAMS)
 def test_deployment_faults_never_break_startup(python, fault):
     """The runtime deleted (wholly or partly) with the ``.pth`` left behind, no bytecode,
     an old hook with this runtime and this hook with an old runtime, each with the site
@@ -891,18 +896,19 @@ def test_deployment_faults_never_break_startup(python, fault):
 
 
 def _deployment_faults_run(python):
-    """Every fault on one fresh guarded ``python``, the deployment restored after each:
-    the failures of each fault."""
-    target = make_guarded(python)
+    """Each fault of ``python``'s share (:data:`FAULT_PARAMS`) on one fresh guarded
+    ``python``, the deployment restored after each: the failures of each fault."""
+    faults = inputs_of(FAULT_PARAMS, python)
+    target = make_guarded(python, deploy="copy")
     try:
         target.add_shadowed(["swr_shadowed"])
         saved = target.tmp / "saved-deployment"
         saved.mkdir()
         target.root(_SAVE, str(target.local_dir), str(saved), "save")
         site = str(target.local_dir)
-        failures = by_input(FAULTS)
+        failures = by_input(faults)
         tried = failed = 0
-        for fault in FAULTS:
+        for fault in faults:
             data = {"old hook, new runtime": OLD_PTH, "new hook, old runtime": OLD_RUNTIME_INIT}
             target.root(_FAULT, site, fault, data=data.get(fault, "").encode())
             try:
@@ -917,8 +923,10 @@ def _deployment_faults_run(python):
         tried += 1
         if unclean(proc, warnings=True) or "ShadowWarning" not in proc.stderr:
             failed += 1
-            failures["no bytecode"].append(("no bytecode", "nobody", "warns", proc.stderr))
-        record("startup: deployment faults", target.label, tried, failed, inputs=len(FAULTS))
+            # (counted for "no bytecode", or this interpreter's first fault if not its own)
+            failures["no bytecode" if "no bytecode" in failures else faults[0]].append(
+                ("no bytecode", "nobody", "warns", proc.stderr))
+        record("startup: deployment faults", target.label, tried, failed, inputs=len(faults))
         return failures
     finally:
         target.close()
@@ -950,13 +958,13 @@ def kill_points(python) -> List[Tuple[str, float]]:
     and when it is killed (a fraction of a whole upgrade's duration, drawn from
     ``Random(668)``; 6 runs, a third on the roots' interpreters, times STRESS)."""
     rng = random.Random(668)
-    fractions = [rng.uniform(0.1, 1.0) for _ in range(scaled_of(python, 6) * STRESS)]
+    fractions = [rng.uniform(0.1, 1.0) for _ in range(scaled(python, 6) * STRESS)]
     return [("kill %d at %d percent" % (i + 1, round(100 * f)), f)
             for i, f in enumerate(fractions)]
 
 
-@pytest.mark.parametrize("python, kill", input_params(
-    lambda python: [name for name, _ in kill_points(python)], "killed-upgrade"))
+@pytest.mark.parametrize("python, kill", spread(
+    EVERY, lambda python: [name for name, _ in kill_points(python)], group="killed-upgrade"))
 def test_killed_upgrade_never_loses_a_distro_file(python, kill):
     """SIGKILL pip at random points while it upgrades a distro-installed package with the
     override: the distro directory is byte-identical after every run.  Each kill point is
@@ -969,7 +977,7 @@ def test_killed_upgrade_never_loses_a_distro_file(python, kill):
 def _killed_upgrade_run(python):
     """One upgrade to its end, then one killed upgrade per kill point, on one fresh
     guarded ``python``: the failures of each kill point."""
-    target = make_guarded(python)
+    target = make_guarded(python, deploy="copy")
     try:
         argv, env, before = _prepare_upgrade(target)
         reset = ("import glob, os, shutil, sys\n"
@@ -1099,7 +1107,7 @@ print(alive, len(errors), " ".join(sorted(seen)))
     assert not failures, failures[:3]
 
 
-@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", spread(group="shared"), indirect=True)
 def test_two_hundred_concurrent_starts(shared):
     """200 interpreters started at once (importing a shadowed module): all succeed."""
     tried, failures = 0, []
@@ -1116,7 +1124,7 @@ def test_two_hundred_concurrent_starts(shared):
     report("load: 200 concurrent starts", shared, tried, failures)
 
 
-@pytest.mark.parametrize("shared", grouped_params("shared"), indirect=True)
+@pytest.mark.parametrize("shared", spread(group="shared"), indirect=True)
 def test_threading_not_imported_at_startup(shared):
     """Startup (``-c`` and a script, with ``-I``/``-E``/``-s`` too) and the guard's first
     import never import ``threading`` (gevent-style programs patch it first)."""

@@ -16,25 +16,25 @@ EXPECTED = {"trixie-python3": (3, 13), "sid-python3": (3, 14), "sid-python3.15":
 
 def test_root_interpreters_and_isolation(root_ns):
     ns = root_ns
-    assert ns.python.version[:2] == EXPECTED[ns.id] and ns.python.is_debian_system
-    assert ns.marker.as_posix() == "/usr/lib/python%s/EXTERNALLY-MANAGED" % ns.python.short_version
+    assert ns.interp.version[:2] == EXPECTED[ns.id] and ns.interp.is_debian_system
+    assert ns.marker.as_posix() == "/usr/lib/python%s/EXTERNALLY-MANAGED" % ns.interp.short_version
     assert b"apt install" in ns.read_bytes(str(ns.marker))
-    stamp = roots.read_stamp(ns.root)
+    stamp = roots.read_stamp(ns.place.root)
     assert stamp["release"] == ns.release and set(roots.PACKAGES[ns.release]) <= set(
         stamp["packages"])
     # Writable through the overlay, never in the cached root; /proc is the namespace's.
     probe = "/usr/lib/python3/dist-packages/sitewarden-test-probe"
     ns.write_bytes(probe, b"x")
-    assert ns.read_bytes(probe) == b"x" and not os.path.exists(str(ns.root) + probe)
+    assert ns.read_bytes(probe) == b"x" and not os.path.exists(str(ns.place.root) + probe)
     assert ns.exists("/proc/self/mounts")
     proc = ns.run(["sh", "-c", "pwd; id -u"], cwd="/usr/lib")
     assert proc.stdout.split() == ["/usr/lib", "0"], proc.stderr
     # The CLI of this checkout runs inside, on the root's own python3.
-    proc = ns.run([*ns.cli, "status", "--python", ns.executable])
+    proc = ns.run([*ns.cli_argv, "status", "--python", ns.executable])
     assert proc.returncode == 1 and ns.executable in proc.stdout, proc.stdout + proc.stderr
-    tmp = ns.tmp
+    tmp = ns.place.tmp
     ns.close()
-    assert not tmp.exists() and not os.path.exists(str(ns.root) + probe)
+    assert not tmp.exists() and not os.path.exists(str(ns.place.root) + probe)
 
 
 def test_debian_any_covers_host_and_roots(debian_any):
@@ -49,7 +49,7 @@ def test_cli_runs_on_each_root_interpreter(root_ns):
     python3: `check` and `status` read the probe's JSON with that interpreter's ``_json``
     (3.15's scanner asks its context for an ``array_hook`` that 3.14's did not)."""
     ns = root_ns
-    cli = [ns.executable, *ns.cli[1:]]
+    cli = [ns.executable, *ns.cli_argv[1:]]
     for args in (["check", "--json"], ["status", "--json"], ["check"]):
         proc = ns.run([*cli, args[0], "--python", ns.executable, *args[1:]])
         assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
@@ -63,7 +63,7 @@ def test_cli_runs_on_each_root_interpreter(root_ns):
                    "for obj in samples:\n"
                    "    text = json.dumps(obj, indent=2, sort_keys=True)\n"
                    "    assert dumps(obj) == text and loads(text) == obj, obj\n"
-                   "print('ok')", ns.cli[-2]])
+                   "print('ok')", ns.cli_argv[-2]])
     assert proc.stdout.strip() == "ok", proc.stderr
 
 
@@ -79,5 +79,5 @@ def test_scheme_paths_follow_an_in_process_prefix_change(root_ns):
                    "sys.prefix = sys.exec_prefix = '/opt/elsewhere'\n"
                    "print(marker.scheme_paths('posix_prefix') == fresh(), "
                    "fresh()['purelib'].startswith('/opt/elsewhere'))",
-                   ns.cli[-2]])
+                   ns.cli_argv[-2]])
     assert proc.stdout.split() == ["True", "True"], proc.stdout + proc.stderr

@@ -1,7 +1,7 @@
 """PEP 829 ``.start`` files and a missing local site directory, on sid's real
 ``python3.15`` (and, for the refusal, Debian 13's 3.13 and sid's 3.14) in their roots.
 
-The hook policy (README, "Hook policy"): the ``.pth`` file alone until 3.18, the
+The hook policy (docs/startup-hooks.md): the ``.pth`` file alone until 3.18, the
 ``.start`` file from 3.18, where ``.pth`` import lines no longer run.  No 3.18
 exists yet, so the ``.start`` path is exercised on 3.15 with ``--hook start``.
 """

@@ -20,7 +20,8 @@ import os
 import pytest
 
 from harness.bytecode import FLAGS, compiled, pyc_states, verbose_lines
-from harness.guarded import guarded_params, make_guarded
+from harness.guarded import make_guarded
+from harness.spread import spread
 
 
 def _states(target) -> dict:
@@ -33,7 +34,7 @@ def _not_current(states: dict) -> dict:
             if set(levels.values()) != {"current"}}
 
 
-@pytest.fixture(params=guarded_params(roots=False))
+@pytest.fixture(params=spread(targets="local"))
 def two_bare(request, tmp_path):
     """Two unguarded copies of one interpreter (Debian's: the same one, twice) and
     an empty payload cache for the CLI (``XDG_CACHE_HOME``)."""

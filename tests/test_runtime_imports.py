@@ -1,6 +1,6 @@
 """Startup is sacred: what runs at every start imports only os and sys at module level.
 
-The tree says where code runs (README, "Architecture"): the top-level modules
+The tree says where code runs (docs/architecture.md): the top-level modules
 run at every interpreter start and import only ``os`` and ``sys`` at module
 level; ``guard/``, ``detect/`` and ``api/`` run inside a guarded process once an
 installer, a shadow candidate or a probe needs them, and may also import their
@@ -261,13 +261,13 @@ def test_first_shadowed_import_loads_a_fixed_set(guarded):
 
 #: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
 #: the startup modules, `guard.hooked` (the spec and damage check), and the guard's modules
-#: pip's hooks import.
+#: pip's hooks import (with `detect.records`: the install report reads its records).
 REFUSED_PIP_LOADS = {
     "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
     "sitewarden.guard", "sitewarden.guard.hooked", "sitewarden.guard.patching",
     "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
     "sitewarden.guard.scheme_guard", "sitewarden.guard.marker",
-    "sitewarden.guard.install_report",
+    "sitewarden.guard.install_report", "sitewarden.detect", "sitewarden.detect.records",
 }
 
 #: Run in the guarded interpreter: pip's command line, with sys.modules noted at the
@@ -304,14 +304,14 @@ def test_refused_pip_install_loads_a_fixed_set_of_guard_modules(make_hermetic, t
     interp = pyenv_interpreters()[-1]
     hp = make_hermetic(interp)
     proc = subprocess.run([sys.executable, "-m", "sitewarden", "install", "--python",
-                           str(hp.executable)], env=hp.env(), capture_output=True, text=True)
+                           hp.executable], env=hp.env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     script = tmp_path / "refused_pip.py"
     script.write_text(REFUSED_PIP)
     script.chmod(0o644)
     tmp_path.chmod(0o755)
     pip = pip_dir(pip_versions_for(interp.version)[-1])
-    proc = hp.run([str(script)], env={"PYTHONPATH": str(pip)})
+    proc = hp.python(str(script), env={"PYTHONPATH": str(pip)})
     assert "externally-managed-environment" in proc.stderr, proc.stdout + proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["status"] == 1

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import interpreter_params, make_dist, pyenv_interpreters
+from harness import make_dist, pyenv_interpreters
+from harness.spread import spread
 
 HTTPLIB2_REQ = 'pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"'
 
@@ -52,7 +53,7 @@ def debian_like(g, local=True):
 # ---------------------------------------------------------------- every interpreter
 
 
-@pytest.mark.parametrize("interp", interpreter_params())
+@pytest.mark.parametrize("interp", spread(targets="hermetic"))
 def test_runtime_warnings_on_every_python(interp, guarded):
     """Packages, single-file and extension modules warn once each; the
     pyparsing warning names httplib2's violated requirement; a namespace
@@ -545,7 +546,7 @@ sys.stderr.write("\\nMODULES " + json.dumps({
 """
 
 
-@pytest.mark.parametrize("interp", interpreter_params())
+@pytest.mark.parametrize("interp", spread(targets="hermetic"))
 def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded, tmp_path,
                                                                  monkeypatch):
     """Under PYTHONDONTWRITEBYTECODE, the first check with a fresh payload (the CLI's
@@ -608,7 +609,7 @@ def test_threads_module_not_imported_by_started_hooks(guarded):
     assert proc.stdout.strip() == "False", proc.stderr
 
 
-@pytest.mark.parametrize("interp", interpreter_params())
+@pytest.mark.parametrize("interp", spread(targets="hermetic"))
 def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_path):
     """The warning names the program's line that imported the module, past the import
     machinery (importlib.import_module, runpy); ``python -m`` has no such line, so it
@@ -633,11 +634,13 @@ def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_pat
 def test_requirement_violated_message_reads_with_and_without_a_consumer_version():
     """A consumer without a version (metadata without one) is named without a gap."""
     from sitewarden.detect import shadowscan
+    from sitewarden.detect.records import Violation
 
     base = {"consumer": "httplib2", "consumer_class": "distro", "requirement": "pyparsing<4",
             "requires": "pyparsing", "installed": "4.0", "seen_by": ["import"]}
-    with_version = shadowscan._violation_finding(dict(base, consumer_version="0.22.0"))
-    without = shadowscan._violation_finding(dict(base, consumer_version=None))
+    with_version = shadowscan._violation_finding(
+        Violation.from_json(dict(base, consumer_version="0.22.0")))
+    without = shadowscan._violation_finding(Violation.from_json(dict(base, consumer_version=None)))
     assert with_version.message == (
         "httplib2 0.22.0 (distro) requires 'pyparsing<4', but pyparsing is imported as 4.0")
     assert without.message == (

@@ -16,7 +16,8 @@ import textwrap
 
 import pytest
 
-from harness import interpreter_params, make_dist
+from harness import make_dist
+from harness.spread import spread
 
 PROBE = textwrap.dedent("""
     import sys
@@ -49,7 +50,7 @@ PROBE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("interp", interpreter_params())
+@pytest.mark.parametrize("interp", spread(targets="hermetic"))
 def test_watched_names_are_one_table(interp, guarded, tmp_path):
     g = guarded(interp)
     make_dist(g.distro_dir, "wt-shadowed", "1.0", {"wt_shadowed.py": "X = 1\n"})

@@ -6,12 +6,18 @@
 * ``debian_ns``: Debian's real ``/usr/bin/python3``, writable in a mount namespace.
 * ``roots``: debootstrapped Debian roots (13 trixie, sid with 3.15), chroot namespaces.
 * ``wheels``: cached wheels from PyPI and the pip x Python matrix.
-* ``guarded``: ``GuardedPython``, one interface over the three back ends above
-  (hermetic, Debian namespace, root), guard deployed or not.
+* ``guarded``: ``GuardedPython``, the one interface of an interpreter under test, which
+  every interpreter fixture yields (``guarded_target``, ``bare_target``, ``debian_any``,
+  ``debian_ns``, ``root_ns``, ``guarded``, ``make_hermetic``), guard deployed or not;
+  where it runs is a strategy behind it (``HermeticGuarded``, ``DebianGuarded``,
+  ``RootGuarded``; the hermetic prefix or the namespace itself is its ``place``).
+* ``spread``: the one way to spread a test over the targets, ``spread(mode, inputs)``
+  with the modes ``EVERY`` (every target), ``ONE_PER`` (one per release), ``ROTATED``
+  and ``SHARED``; ``portion``, ``scaled``, ``inputs_of``, ``turn`` for test bodies.
 * ``cli``: the CLI of this checkout on the host (``CLI``, ``run_cli``).
 * ``fixtures``: the pytest fixtures (``pytest_plugins = ["harness.fixtures"]``).
 * ``inputs``: one test per input of a reliability loop, the loop still run once per
-  interpreter (``input_params``, ``once``, ``PerInput``; xdist groups).
+  interpreter (``once``, ``PerInput``; the params and xdist groups from ``spread``).
 * ``fast``: the ``slow`` marker and ``--fast`` (``make test-fast``, each test function
   once, the interpreters in rotation), loaded by ``tests/conftest.py``.
 """
@@ -33,7 +39,6 @@ from .interpreters import (
     all_interpreters,
     debian_system_python,
     describe,
-    interpreter_params,
     interpreters,
     old_interpreters,
     pyenv_interpreters,
@@ -63,7 +68,6 @@ __all__ = [
     "debian_system_python",
     "describe",
     "ensure_root",
-    "interpreter_params",
     "interpreters",
     "make_dist",
     "old_interpreters",

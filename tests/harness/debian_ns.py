@@ -272,6 +272,29 @@ class MountNamespace:
         self.close()
 
 
+def foreign_startup_files(python: Interpreter) -> List[str]:
+    """This machine's own startup files in Debian's site directories, hidden inside the
+    namespace (an overlay's whiteout; the real files stay): every ``.pth`` in
+    ``/usr/local``'s, and the ``.pth`` files no Debian package owns in
+    ``/usr/lib/python3/dist-packages`` (e.g. a CI sandbox's CA hook).  ``check`` lists
+    and flags such files (``unowned-startup-code``); the namespace shows Debian as
+    installed, as the benchmarks' namespaces do."""
+    from sitewarden.detect.owners import dpkg_owners  # the product's own dpkg reader
+
+    local = "/usr/local/lib/python%s/dist-packages" % python.short_version
+    distro = "/usr/lib/python3/dist-packages"
+    out = []
+    for directory in (local, distro):
+        try:
+            names = sorted(n for n in os.listdir(directory) if n.endswith(".pth"))
+        except OSError:
+            continue
+        paths = [os.path.join(directory, n) for n in names]
+        owned = dpkg_owners(paths) if directory == distro else {}
+        out += [p for p in paths if p not in owned]
+    return out
+
+
 class DebianNamespace(MountNamespace):
     """A private mount namespace in which Debian's python and its directories are writable."""
 
@@ -288,6 +311,7 @@ class DebianNamespace(MountNamespace):
         self.local_dir = Path(python.purelib)
         self.distro_dir = Path("/usr/lib/python3/dist-packages")
         self.overlays = overlay_dirs(python, extra_overlays)
+        self.hidden = foreign_startup_files(python)
         self.helper = _helper_python()
         self.cli = list(CLI)
         try:
@@ -309,6 +333,7 @@ class DebianNamespace(MountNamespace):
             lines.append("mkdir -p %s %s" % (q(str(upper)), q(str(work))))
             options = "lowerdir=%s,upperdir=%s,workdir=%s,redirect_dir=on" % (lower, upper, work)
             lines.append("mount -t overlay sitewarden-ns -o %s %s" % (q(options), q(lower)))
+        lines += ["rm -f %s" % q(p) for p in getattr(self, "hidden", ())]
         if readonly_root:
             lines.append("mount -o remount,bind,ro /")
         lines += ["echo READY", "exec sleep infinity"]

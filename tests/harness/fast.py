@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from .guarded import guarded_params
+from .spread import target_params
 
 #: Test modules all of whose tests are ``slow``: the per-interpreter pip matrices, the
 #: reliability and deployment-fault loops, the Debian package's tests in the roots.
@@ -35,8 +35,8 @@ SLOW_MODULES = frozenset({
     "test_deploy_faults",
 })
 
-#: Test ids of a target that are another name of a guarded target's id: ``debian_any``'s
-#: Debian 12 namespace (:data:`harness.fixtures.DEBIAN_ANY`).
+#: Test ids of a target that are another name of a guarded target's id: Debian 12's
+#: namespace in the target set ``"debian"`` (``debian_any``, ``spread(targets="debian")``).
 ALIASES = {"host": "debian"}
 
 
@@ -48,8 +48,8 @@ def pytest_addoption(parser) -> None:
 
 
 def target_ids() -> List[str]:
-    """The ids of every target interpreter (:func:`harness.guarded.guarded_params`)."""
-    return [param.id for param in guarded_params()]
+    """The ids of every target interpreter (``harness.spread.target_params()``)."""
+    return [param.id for param in target_params()]
 
 
 def target_of(param_id: str, targets: List[str]) -> Optional[str]:

@@ -12,95 +12,82 @@ from typing import Callable, Iterator, Optional, Union
 
 import pytest
 
-from . import roots
-from .debian_ns import DebianNamespace, MountNamespace, available
-from .guarded import guarded_params, make_guarded, open_root, running_under_ci
-from .hermetic import DEFAULT_MARKER, HermeticPython, build_hermetic
+from .guarded import GuardedPython, make_guarded, open_root, running_under_ci
+from .hermetic import DEFAULT_MARKER
 from .inputs import pytest_collection_modifyitems  # noqa: F401  (a hook: xdist groups)
 from .interpreters import Interpreter, pyenv_interpreters
+from .spread import DEBIAN, spread, target_params
 
 __all__ = ["open_root", "running_under_ci"]  # the harness's rule for a missing prerequisite
 
 
-MakeHermetic = Callable[..., HermeticPython]
+MakeHermetic = Callable[..., GuardedPython]
 
 
 @pytest.fixture
 def make_hermetic(tmp_path: Path) -> MakeHermetic:
-    """Factory: ``make_hermetic(base, marker=DEFAULT_MARKER)`` builds a fresh hermetic python.
-
-    Each call builds into its own directory under the test's ``tmp_path``.
+    """Factory: ``make_hermetic(base, marker=DEFAULT_MARKER)`` gives a fresh hermetic
+    python made from ``base`` (an ``Interpreter`` or an executable's path), guard not
+    deployed, as ``make_guarded(base, deploy=False)`` does (a ``HermeticGuarded``;
+    ``place``: the ``HermeticPython``), with the marker's text ``marker`` (None: no
+    marker).  Each call builds into its own directory under the test's ``tmp_path``.
     """
     count = 0
 
-    def make(base: Union[Interpreter, str], *, marker: Optional[str] = DEFAULT_MARKER,
-             check: bool = True) -> HermeticPython:
+    def make(base: Union[Interpreter, str], *,
+             marker: Optional[str] = DEFAULT_MARKER) -> GuardedPython:
         nonlocal count
         count += 1
-        return build_hermetic(base, tmp_path / ("hermetic-%d" % count), marker=marker, check=check)
+        return make_guarded(base, deploy=False, dest=tmp_path / ("hermetic-%d" % count),
+                            marker=marker)
 
     return make
 
 
 @pytest.fixture
-def debian_ns() -> Iterator[DebianNamespace]:
-    """Debian's real python in a private mount namespace, torn down after the test.
+def debian_ns() -> Iterator[GuardedPython]:
+    """Debian 12's real python in a private mount namespace, guard not deployed, torn
+    down after the test (``place``: the ``DebianNamespace``).
 
     Skipped where it cannot work (not root, not Debian...), but fails under CI,
     where those prerequisites are part of the contract.
     """
-    ok, reason = available()
-    if not ok:
-        if running_under_ci():
-            pytest.fail("debian_ns is required under CI but unavailable: %s" % reason)
-        pytest.skip("debian_ns unavailable: %s" % reason)
-    ns = DebianNamespace()
-    try:
-        yield ns
-    finally:
-        ns.close()
-
-
-@pytest.fixture(params=roots.root_params())
-def root_ns(request) -> Iterator[roots.ChrootNamespace]:
-    """Each interpreter of the debootstrapped roots (Debian 13's python3, sid's python3
-    and python3.15) in its own namespace over its root, torn down after the test."""
-    ns = open_root(request.param)
-    try:
-        yield ns
-    finally:
-        ns.close()
-
-
-#: The host's Debian python (``DebianNamespace``) and the roots' interpreters.
-DEBIAN_ANY = [pytest.param(None, id="host", marks=pytest.mark.debian), *roots.root_params()]
-
-
-@pytest.fixture(params=DEBIAN_ANY)
-def debian_any(request) -> Iterator[MountNamespace]:
-    """As ``debian_ns`` (the host's Debian 12 python), then once per root interpreter:
-    same interface (``run``, ``cli``, ``executable``, ``local_dir``, ``tree_digest``...)."""
-    if request.param is None:
-        ns: MountNamespace = request.getfixturevalue("debian_ns")
-        yield ns
-        return
-    ns = open_root(request.param)
-    try:
-        yield ns
-    finally:
-        ns.close()
-
-
-@pytest.fixture(params=guarded_params())
-def guarded_target(request):
-    """Each CPython 3.8+ (hermetic), Debian's python (namespace) and the roots'
-    interpreters (chroot), guard deployed by the CLI (``harness.guarded``)."""
-    target = make_guarded(request.param)
+    target = make_guarded(DEBIAN, deploy=False)
     yield target
     target.close()
 
 
-@pytest.fixture(params=guarded_params())
+@pytest.fixture(params=target_params("roots"))
+def root_ns(request) -> Iterator[GuardedPython]:
+    """Each interpreter of the debootstrapped roots (Debian 13's python3, sid's python3
+    and python3.15) in its own namespace over its root, guard not deployed, torn down
+    after the test (``place``: the ``ChrootNamespace``)."""
+    target = make_guarded(request.param, deploy=False)
+    yield target
+    target.close()
+
+
+@pytest.fixture(params=target_params("debian"))
+def debian_any(request) -> Iterator[GuardedPython]:
+    """As ``debian_ns`` (the host's Debian 12 python, id ``host``), then as ``root_ns``
+    for each root interpreter: Debian's pythons, guard not deployed."""
+    target = make_guarded(request.param, deploy=False)
+    yield target
+    target.close()
+
+
+@pytest.fixture(params=spread())
+def guarded_target(request):
+    """Each CPython 3.8+ (hermetic), Debian's python (namespace) and the roots'
+    interpreters (chroot), guard deployed: a copy of what the CLI deployed for that
+    interpreter once per test process (``harness.guarded.deployed_tree``; a test that
+    needs the CLI's own run calls ``install()``)."""
+    target = make_guarded(request.param, deploy="copy")
+    yield target
+    target.close()
+
+
+@pytest.fixture(params=spread())
 def bare_target(request):
     """As ``guarded_target``, without the guard deployed."""
     target = make_guarded(request.param, deploy=False)

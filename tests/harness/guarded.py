@@ -1,6 +1,9 @@
-"""Guarded interpreters of every kind, behind one interface: :class:`GuardedPython`.
+"""The interpreter under test, of every kind, behind one interface: :class:`GuardedPython`.
 
-Three back ends, one test body for all of them:
+Every interpreter fixture yields one (``guarded_target``, ``bare_target``,
+``debian_any``, ``debian_ns``, ``root_ns``, ``guarded``, ``make_hermetic``).  Where it
+runs is a strategy, one subclass each, the place itself kept as ``place``; one test body
+for all of them:
 
 * :class:`HermeticGuarded`: a hermetic Debian-shaped copy of a pyenv CPython
   3.8-3.13 (``harness.hermetic``), built in a directory ``nobody`` can traverse
@@ -42,39 +45,10 @@ from .cli import CLI
 from .debian_ns import _DIGEST, DebianNamespace, MountNamespace, available
 from .dists import make_dist
 from .hermetic import DEFAULT_MARKER, build_hermetic
-from .interpreters import Interpreter, debian_system_python, pyenv_interpreters
+from .interpreters import Interpreter
 from .nobody import as_nobody, public_tmpdir
-from .roots import TARGETS, RootTarget, root_params
-
-DEBIAN = "debian"
-
-
-def guarded_params(roots: bool = True) -> List[Any]:
-    """Every pyenv CPython 3.8+, Debian's system python and (``roots``) the
-    interpreters of the debootstrapped roots, as pytest params of :func:`make_guarded`."""
-    params = [pytest.param(i, id=i.id) for i in pyenv_interpreters()]
-    deb = debian_system_python()
-    params.append(pytest.param(DEBIAN, id=deb.id if deb else DEBIAN, marks=pytest.mark.debian))
-    return params + (root_params() if roots else [])
-
-
-def share_of(param: Any, items: Sequence[Any]) -> List[Any]:
-    """The share of a slow loop's ``items`` of the python of a :func:`guarded_params` value
-    (:meth:`GuardedPython.share`): all of them, but on the roots' interpreters, which split
-    them (each every third)."""
-    if isinstance(param, RootTarget):
-        index = TARGETS.index(param)
-        return list(items)[index::len(TARGETS)]
-    return list(items)
-
-
-def scaled_of(param: Any, n: int) -> int:
-    """The repetition count ``n`` for the python of a :func:`guarded_params` value
-    (:meth:`GuardedPython.scaled`): ``n``, but a third on the roots' interpreters."""
-    if isinstance(param, RootTarget):
-        return max(1, -(-n // len(TARGETS)))
-    return n
-
+from .roots import RootTarget
+from .spread import DEBIAN, SHARED, portion, scaled
 
 #: Imports the modules named in argv, one by one; prints every warning shown
 #: (category, message, filename, lineno) and where each module came from.
@@ -170,7 +144,12 @@ for name in os.listdir(src):
 
 
 class GuardedPython:
-    """An interpreter under test with its guard (see the module docstring)."""
+    """An interpreter under test, guard deployed or not (see the module docstring): what
+    every interpreter fixture yields.  ``place`` is where it runs (a ``HermeticPython``
+    or a ``MountNamespace``: ``DebianNamespace``, ``ChrootNamespace``), for what only
+    that place has (``place.root``, ``place.overlays``...)."""
+
+    place: Any
 
     interp: Interpreter
     executable: str
@@ -198,15 +177,19 @@ class GuardedPython:
         """The Debian release of a root target (``trixie``, ``sid``), else None."""
         return None
 
+    #: The value this target was made from (``harness.spread``: an ``Interpreter``,
+    #: ``"debian"``, a ``RootTarget``).
+    param: Any = None
+
     def share(self, items: Sequence[Any]) -> List[Any]:
-        """This target's share of a slow loop's inputs: all of them here; the three root
-        interpreters split them (each every third), so each property still runs on each
-        interpreter and every input on one of them, at a third of the time."""
-        return list(items)
+        """This target's share of a slow loop's inputs (``spread.portion(SHARED, ...)``):
+        all of them here; the three root interpreters split them (each every third), so
+        each property still runs on each interpreter and every input on one of them."""
+        return portion(SHARED, self, items)
 
     def scaled(self, n: int) -> int:
         """A repetition count for this target: ``n`` here, a third on the roots."""
-        return n
+        return scaled(self, n)
 
     @property
     def id(self) -> str:
@@ -271,6 +254,21 @@ class GuardedPython:
 
     def read_bytes(self, path: Path) -> bytes:
         return self.root(_READ, str(path)).stdout
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        """Write ``path`` (its directory must exist), as root where the files are."""
+        self.root("import sys; open(sys.argv[1], 'wb').write(sys.stdin.buffer.read())",
+                  str(path), data=data)
+
+    def exists(self, path: Path) -> bool:
+        """Whether ``path`` exists (even as a dangling symlink) where the files are."""
+        proc = self.root("import os, sys; sys.exit(not os.path.lexists(sys.argv[1]))",
+                         str(path), check=False)
+        return proc.returncode == 0
+
+    def tree_digest(self, path: Path, skip_pycache: bool = False) -> Dict[str, Any]:
+        """:meth:`digest` as ``relpath -> (st_mode, content)`` tuples; ``{}`` if missing."""
+        return {rel: tuple(v) for rel, v in self.digest(path, skip_pycache).items()}
 
     def copy_in(self, build: Callable[[Path], None], dest: Path) -> None:
         """``build(stage)`` fills a fresh host directory; its content is copied into
@@ -367,7 +365,7 @@ class HermeticGuarded(GuardedPython):
     else in a fresh directory ``nobody`` can traverse, removed by :meth:`close`.
     """
 
-    def __init__(self, interp: Interpreter, dest: Optional[Path] = None,
+    def __init__(self, interp: Union[Interpreter, str], dest: Optional[Path] = None,
                  marker: Optional[str] = DEFAULT_MARKER) -> None:
         self.tmp = public_tmpdir("sitewarden-target-") if dest is None else Path(dest)
         self.tmp.mkdir(parents=True, exist_ok=True)
@@ -377,7 +375,8 @@ class HermeticGuarded(GuardedPython):
             if dest is None:
                 shutil.rmtree(self.tmp, ignore_errors=True)
             raise
-        self.interp = interp
+        self.interp = self.hp.base  # described when given as an executable's path
+        self.place = self.hp
         self.version = self.hp.version
         self.executable = str(self.hp.executable)
         self.local_dir = self.hp.local_dir
@@ -409,12 +408,20 @@ class HermeticGuarded(GuardedPython):
         kwargs.setdefault("stdin", subprocess.DEVNULL)
         return subprocess.Popen([sys.executable, "-I", "-S", "-c", code, *args], **kwargs)
 
-    def copy_deployment(self, source: Path) -> None:
-        """Deploy by copying what the CLI deployed in the site directory ``source``."""
+    def copy_deployment(self, snapshot: Snapshot) -> None:
+        """Deploy by copying what the CLI deployed for this interpreter (``snapshot``),
+        the manifest's paths made this python's."""
+        source = snapshot.tree
         shutil.copytree(source / "sitewarden", self.local_dir / "sitewarden", symlinks=True)
         for name in ("sitewarden.pth", "sitewarden.start"):
             if (source / name).exists():
                 shutil.copy2(source / name, self.local_dir / name)
+        manifest = self.local_dir / "sitewarden" / "_deployment.json"
+        text = manifest.read_text()
+        for old, new in ((str(snapshot.site_dir), str(self.local_dir)),
+                         (snapshot.executable, self.executable)):
+            text = text.replace(json.dumps(old), json.dumps(new))
+        manifest.write_text(text)
 
 
 class NamespaceGuarded(GuardedPython):
@@ -423,8 +430,9 @@ class NamespaceGuarded(GuardedPython):
     ns: MountNamespace
 
     def _adopt(self, ns: MountNamespace) -> None:
-        self.ns = ns
+        self.ns = self.place = ns
         self.interp = ns.python
+        self.home = ns.home
         self.version = ns.python.version
         self.executable = ns.executable
         self.local_dir = ns.local_dir
@@ -448,12 +456,32 @@ class NamespaceGuarded(GuardedPython):
         proc = self.ns.run_helper(code, *args, data=data)
         return self._checked(proc, "helper") if check else proc
 
+    def read_bytes(self, path):
+        return self.ns.read_bytes(str(path))  # FileNotFoundError when missing
+
+    def write_bytes(self, path, data):
+        self.ns.write_bytes(str(path), data)
+
+    def exists(self, path):
+        return self.ns.exists(str(path))
+
+    def tree_digest(self, path, skip_pycache=False):
+        return self.ns.tree_digest(str(path), skip_pycache)
+
     def root_popen(self, code, *args, **kwargs):
         return self.ns.popen([self.ns.helper, "-I", "-S", "-c", code, *args], **kwargs)
 
     def close(self) -> None:
         self.ns.close()
         super().close()
+
+    def copy_deployment(self, snapshot: Snapshot) -> None:
+        """Deploy by copying what the CLI deployed for this interpreter in another
+        namespace (``snapshot``: the same paths, the directories it created remade), and
+        the cache the CLI left in the namespace's home (its payload tree)."""
+        self.root(_RESTORE, str(snapshot.tree), str(self.local_dir),
+                  json.dumps(snapshot.created), str(snapshot.tree.parent / "cache"),
+                  str(self.home / ".cache"))
 
 
 class DebianGuarded(NamespaceGuarded):
@@ -493,11 +521,6 @@ class RootGuarded(NamespaceGuarded):
     def release(self) -> Optional[str]:
         return self.root_target.release
 
-    def share(self, items):
-        return share_of(self.root_target, items)
-
-    def scaled(self, n):
-        return scaled_of(self.root_target, n)
 
 
 def running_under_ci() -> bool:
@@ -527,21 +550,25 @@ def open_root(target: roots.RootTarget) -> roots.ChrootNamespace:
 Deploy = Union[bool, str]
 
 
-def make_guarded(param: Any, deploy: Deploy = True, dest: Optional[Path] = None) -> GuardedPython:
-    """A guarded python for a :func:`guarded_params` value (an ``Interpreter`` makes a
-    hermetic one, in ``dest`` if given), with the guard deployed by the CLI
+def make_guarded(param: Any, deploy: Deploy = True, dest: Optional[Path] = None,
+                 marker: Optional[str] = DEFAULT_MARKER) -> GuardedPython:
+    """A guarded python for a ``harness.spread`` target value (an ``Interpreter``, or an
+    executable's path, makes a hermetic one, in ``dest`` if given, with the marker's
+    text ``marker``, None for none), with the guard deployed by the CLI
     (``deploy=True``), copied from a deployment the CLI made (``"copy"``, hermetic
     only, see :func:`deployed_tree`) or not at all (``False``)."""
+    if marker != DEFAULT_MARKER and (isinstance(param, RootTarget) or param == DEBIAN):
+        raise ValueError("marker: only a hermetic python's marker is the harness's")
     if isinstance(param, RootTarget):
         guarded: GuardedPython = RootGuarded(param)
     elif param == DEBIAN:
         guarded = DebianGuarded()
     else:
-        guarded = HermeticGuarded(param, dest)
+        guarded = HermeticGuarded(param, dest, marker=marker)
+    guarded.param = param
     try:
         if deploy == "copy":
-            assert isinstance(guarded, HermeticGuarded), "copied deployments are hermetic only"
-            guarded.copy_deployment(deployed_tree(param))
+            guarded.copy_deployment(deployed_tree(param))  # type: ignore[attr-defined]
         elif deploy:
             guarded.install()
     except BaseException:
@@ -550,14 +577,66 @@ def make_guarded(param: Any, deploy: Deploy = True, dest: Optional[Path] = None)
     return guarded
 
 
-_DEPLOYED: Dict[str, Path] = {}
+class Snapshot:
+    """What the CLI deployed for one interpreter, to copy (:func:`deployed_tree`): the
+    site directory's content in ``tree`` (a host directory), where it was (``site_dir``,
+    ``executable``) and the directories the CLI created for it, with their modes."""
+
+    def __init__(self, tree: Path, site_dir: Path, executable: str,
+                 created: List[Tuple[str, int]]) -> None:
+        self.tree, self.site_dir, self.executable, self.created = (tree, site_dir, executable,
+                                                                   created)
 
 
-def deployed_tree(interp: Interpreter) -> Path:
-    """A site directory where the real CLI deployed the guard for ``interp`` (once per
-    test process, in a throwaway hermetic python, removed at exit)."""
-    if interp.executable not in _DEPLOYED:
-        source = make_guarded(interp)
-        atexit.register(source.close)
-        _DEPLOYED[interp.executable] = source.local_dir
-    return _DEPLOYED[interp.executable]
+#: Copies what the CLI deployed in a namespace (argv[1]) to a host directory (argv[2]),
+#: and the CLI's cache in the namespace's home (argv[3]) to argv[4]; prints the
+#: directories it created (from the manifest) with their modes.
+_SNAPSHOT = r"""
+import json, os, shutil, sys
+site, dest, cache, cache_dest = sys.argv[1:5]
+shutil.copytree(site, dest, symlinks=True, dirs_exist_ok=True)
+if os.path.isdir(cache):
+    shutil.copytree(cache, cache_dest, symlinks=True, dirs_exist_ok=True)
+with open(os.path.join(site, "sitewarden", "_deployment.json")) as f:
+    created = json.load(f).get("created_dirs", [])
+print(json.dumps([[d, os.stat(d).st_mode & 0o7777] for d in created]))
+"""
+
+#: Remakes the created directories (argv[3]), copies host directory argv[1] into argv[2]
+#: and the CLI's cache argv[4] (if any) into argv[5].
+_RESTORE = r"""
+import json, os, shutil, sys
+for d, mode in json.loads(sys.argv[3]):
+    if not os.path.isdir(d):
+        os.mkdir(d)
+    os.chmod(d, mode)
+shutil.copytree(sys.argv[1], sys.argv[2], symlinks=True, dirs_exist_ok=True)
+if os.path.isdir(sys.argv[4]):
+    shutil.copytree(sys.argv[4], sys.argv[5], symlinks=True, dirs_exist_ok=True)
+"""
+
+_DEPLOYED: Dict[str, Snapshot] = {}
+
+
+def deployed_tree(param: Any) -> Snapshot:
+    """What the real CLI deployed for target ``param`` (an ``Interpreter``, ``"debian"``,
+    a ``RootTarget``): deployed once per test process, in a throwaway python (hermetic:
+    kept until exit; a namespace: its site directory copied out to the host first)."""
+    key = str(getattr(param, "id", param))
+    if key not in _DEPLOYED:
+        source = make_guarded(param)
+        if isinstance(source, HermeticGuarded):
+            atexit.register(source.close)
+            _DEPLOYED[key] = Snapshot(source.local_dir, source.local_dir, source.executable, [])
+        else:
+            try:
+                tree = public_tmpdir("sitewarden-deployed-")
+                atexit.register(shutil.rmtree, str(tree), True)
+                proc = source.root(_SNAPSHOT, str(source.local_dir), str(tree / "site"),
+                                   str(source.home / ".cache"), str(tree / "cache"))
+                created = [(d, mode) for d, mode in json.loads(proc.stdout)]
+                _DEPLOYED[key] = Snapshot(tree / "site", source.local_dir, source.executable,
+                                          created)
+            finally:
+                source.close()
+    return _DEPLOYED[key]

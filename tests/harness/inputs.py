@@ -14,7 +14,7 @@ scenario, while the interpreters the loop shares stay shared, in one of two ways
   same interpreter.
 
 Either way the tests of one (property, interpreter) carry one ``xdist_group``
-mark (:func:`input_params`), and the suite runs with ``--dist loadgroup``
+mark (``harness.spread.spread(..., group=...)``), and the suite runs with ``--dist loadgroup``
 (pyproject's ``addopts``): pytest-xdist sends them to one worker, one after the
 other, so each run happens once and each count line is written once.
 """
@@ -22,44 +22,16 @@ other, so each run happens once and each count line is written once.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
 from .figures import record
-from .guarded import guarded_params, make_guarded
-
-Inputs = Union[Sequence[str], Callable[[Any], Sequence[str]]]
-
-
-def slug(name: str) -> str:
-    """``name`` as a test id part: runs of other characters than letters, digits, dots
-    and underscores become one ``-``."""
-    return re.sub(r"[^A-Za-z0-9._]+", "-", name).strip("-")
-
-
-def grouped_params(group: str) -> list:
-    """:func:`guarded_params`, each in the xdist group ``<group>-<interpreter>``."""
-    return [pytest.param(*param.values, id=param.id,
-                         marks=[*param.marks, pytest.mark.xdist_group("%s-%s" % (group, param.id))])
-            for param in guarded_params()]
-
-
-def input_params(inputs: Inputs, group: str) -> list:
-    """``(python, input)`` params: each input (``inputs``, or ``inputs(python)`` for
-    the interpreter's own list) on each interpreter of :func:`guarded_params`; ids name
-    both, and the params of one interpreter share the xdist group ``<group>-<interpreter>``."""
-    params = []
-    for param in grouped_params(group):
-        python = param.values[0]
-        for name in (inputs(python) if callable(inputs) else inputs):
-            params.append(pytest.param(python, name, id="%s-%s" % (param.id, slug(name)),
-                                       marks=param.marks))
-    return params
+from .guarded import make_guarded
 
 
 def key_of(python: Any) -> str:
-    """A :func:`guarded_params` value as a cache key."""
+    """A target value (``harness.spread``) as a cache key."""
     return str(getattr(python, "id", python))
 
 
@@ -125,8 +97,8 @@ class PerInput:
     def get(self, param: Any) -> Any:
         if self.python is None or self.key != param:
             self.close()
-            python = make_guarded(param)
-            python.tally = {"tried": 0, "failures": 0}
+            python = make_guarded(param, deploy="copy")
+            python.tally = {"tried": 0, "failures": 0, "inputs": 0}
             if self.prepare is not None:
                 try:
                     self.prepare(python)
@@ -134,6 +106,7 @@ class PerInput:
                     python.close()
                     raise
             self.python, self.key = python, param
+        self.python.tally["inputs"] += 1  # one test, one input: the inputs this python got
         return self.python
 
     def discard(self) -> None:
@@ -149,7 +122,7 @@ class PerInput:
             try:
                 if self.prop is not None:
                     record(self.prop, t.label, t.tally["tried"], t.tally["failures"],
-                           inputs=len(self.inputs))
+                           inputs=t.tally["inputs"] or len(self.inputs))
             finally:
                 t.close()
 

@@ -22,7 +22,7 @@ import subprocess
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 ENV_PYTHONS = "SITEWARDEN_TEST_PYTHONS"
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -224,11 +224,3 @@ def debian_system_python() -> Optional[Interpreter]:
 def old_interpreters() -> List[Interpreter]:
     """Interpreters older than 3.8, which sitewarden must refuse."""
     return [i for i in all_interpreters() if i.version[:2] < MIN_VERSION]
-
-
-def interpreter_params(interps: Optional[Sequence[Interpreter]] = None) -> list:
-    """``pytest.param`` per interpreter (default: pyenv's), with ids like ``cpython3.11.7``."""
-    import pytest
-
-    chosen = pyenv_interpreters() if interps is None else interps
-    return [pytest.param(i, id=i.id) for i in chosen]
