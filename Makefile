@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || command -v python3)
 
-.PHONY: setup check test test-fast lint bench roots deb vendor
+.PHONY: setup check test test-fast lint bench roots deb wheel vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ test-fast: lint
 # python3 and dpkg-deb only (no .venv, no network; the vendored packaging is committed).
 deb:
 	$(PYTHON) -I packaging/build-deb
+
+# dist/sitewarden-<version>-py3-none-any.whl, for `pipx install ./dist/sitewarden-*.whl` on
+# another machine; built offline with the .venv's setuptools (no build isolation).
+wheel: setup
+	$(VENV)/bin/python -m build --wheel --no-isolation --outdir dist
 
 # Regenerate src/sitewarden/_vendor/packaging from the version in its vendor.txt and
 # the patches (downloads the wheel: the one step that needs the network).
