@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 import pytest
 
 from harness import make_dist, pyenv_interpreters
-from harness.cli import CLI
+from harness.cli import CLI, run_cli
 from harness.guarded import make_guarded
 from harness.spread import spread
 
@@ -114,6 +114,31 @@ def test_pipeline_into_head_ends_quietly(tmp_path):
                           timeout=300)
     assert proc.stderr.strip().splitlines()[-1] == "141", proc.stderr
     assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
+
+
+@pytest.mark.parametrize("how", ["script", "-m"])
+def test_current_directory_on_pythonpath_does_not_break_the_cli(how, tmp_path):
+    """``PYTHONPATH=:/x`` in a directory holding ``random.py``, ``tempfile.py`` and
+    ``json.py``: what ``check`` is run to report.  The CLI, with a cold runtime cache
+    (it builds the deployed tree: ``tempfile`` imports ``random``), imports none of them
+    and reports them in the target."""
+    here = tmp_path / "here"
+    here.mkdir()
+    for name in ("random", "tempfile", "json", "shutil", "subprocess"):
+        (here / (name + ".py")).write_text("raise SystemExit('the CLI imported %s.py')\n" % name)
+    script = Path(sys.executable).parent / "sitewarden"
+    if how == "script" and not script.exists():
+        pytest.skip("no console script beside %s (the CLI is not pip-installed)" % sys.executable)
+    argv = [str(script)] if how == "script" else CLI
+    env = {"PYTHONPATH": ":/nonexistent-x", "XDG_CACHE_HOME": str(tmp_path / "cold-cache")}
+    proc = run_cli("check", "--json", "--python", sys.executable, env=env, cwd=str(here),
+                   argv=argv)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    classes = {e["path"]: e["class"] for e in report["layout"]["entries"]}
+    assert classes[str(here)] == "pythonpath", classes
+    shadowed = {f["module"] for f in report["findings"] if f["kind"] == "stdlib-shadowed"}
+    assert {"random", "tempfile", "json"} <= shadowed, report["findings"]
 
 
 def _quote(text: str) -> str:

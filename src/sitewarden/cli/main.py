@@ -347,11 +347,26 @@ def _plain_args(argv: Sequence[str]) -> _PlainArgs | None:
     return args
 
 
+def _drop_current_directory() -> None:
+    """The CLI imports nothing from the current directory: ``PYTHONPATH=:/x`` (``export
+    PYTHONPATH=$PYTHONPATH:/x``) puts it on ``sys.path`` (``site`` makes the empty entry
+    absolute), and a ``random.py`` there is what ``check`` is run to report, not a module
+    for the CLI's own lazy imports (``tempfile`` imports ``random``).  sitewarden itself is
+    already imported; other entries stay (``python -m`` drops its own in ``__main__``)."""
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # a deleted directory: nothing on sys.path can name it usefully
+        here = None
+    sys.path[:] = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)
+                   and (here is None or os.path.realpath(p) != here)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status (see EXAMPLES).  A closed stdout (``sitewarden
     status | head -1``) ends the run quietly with 141, as the Python documentation's
     "Note on SIGPIPE" does it: the output still buffered goes to /dev/null, so the
     interpreter's own flush at exit finds nothing to complain about."""
+    _drop_current_directory()
     try:
         try:
             return _run(sys.argv[1:] if argv is None else list(argv))
