@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import build_hermetic, debian_system_python, pyenv_interpreters
+from harness import debian_system_python, pyenv_interpreters
 from sitewarden import pathfacts
 from sitewarden.detect import layout
 
@@ -204,8 +204,8 @@ def test_real_interpreter_classifies_its_path(interp, tmp_path):
 
 @pytest.mark.parametrize("interp", [pytest.param(i, id=i.id) for i in
                                     (pyenv_interpreters()[0], pyenv_interpreters()[-1])])
-def test_venvs_with_and_without_system_site_packages(interp, tmp_path):
-    h = build_hermetic(interp, tmp_path / "h")
+def test_venvs_with_and_without_system_site_packages(interp, make_hermetic, tmp_path):
+    h = make_hermetic(interp)
     plain, system = tmp_path / "plain", tmp_path / "system"
     for venv, flags in ((plain, []), (system, ["--system-site-packages"])):
         subprocess.run([str(h.executable), "-m", "venv", "--without-pip", *flags, str(venv)],
@@ -222,8 +222,8 @@ def test_venvs_with_and_without_system_site_packages(interp, tmp_path):
     assert result["candidates"] == [str(h.distro_dir)]
 
 
-def test_hermetic_debian_shaped_interpreter(tmp_path):
-    h = build_hermetic(pyenv_interpreters()[-1], tmp_path / "h")
+def test_hermetic_debian_shaped_interpreter(make_hermetic):
+    h = make_hermetic(pyenv_interpreters()[-1])
     result = classify_in(h.executable, {"PYTHONUSERBASE": str(h.user_base)})
     assert classes(result)[-2:] == [(str(h.local_dir), "local"), (str(h.distro_dir), "distro")]
     assert result["candidates"] == [str(h.distro_dir)]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import build_hermetic, make_dist, pip_dir, pyenv_interpreters
+from harness import make_dist, pip_dir, pyenv_interpreters
 from harness.cli import CLI
 from harness.figures import record
 from harness.nobody import NOBODY
@@ -57,8 +57,8 @@ def test_install_compiles_without_the_working_directory(bare_target):
     assert ran == []
 
 
-def test_probe_runs_no_code_from_the_working_directory(tmp_path):
-    hp = build_hermetic(NEWEST, tmp_path / "h")
+def test_probe_runs_no_code_from_the_working_directory(make_hermetic, tmp_path):
+    hp = make_hermetic(NEWEST)
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     canary = tmp_path / "CANARY-probe"
@@ -146,11 +146,11 @@ def _plant(base: Path, canary: Path) -> Path:
 
 
 @pytest.mark.parametrize("unsafe", ["world-writable", "other owner"])
-def test_cli_never_runs_a_runtime_from_an_unsafe_cache(tmp_path, unsafe):
+def test_cli_never_runs_a_runtime_from_an_unsafe_cache(make_hermetic, tmp_path, unsafe):
     """A runtime planted in a cache someone else could write to is never run by the
     probe (and the fallback temporary copy is removed when the CLI exits); planted in a
     private cache, it would be (the control)."""
-    hp = build_hermetic(NEWEST, tmp_path / "h")
+    hp = make_hermetic(NEWEST)
     private_tmp = tmp_path / "tmpdir"
     private_tmp.mkdir()
     tried = 0
