@@ -119,6 +119,8 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
     assert [(f["file"], f["distribution"], f["version"], f["severity"]) for f in dist] == [
         (local + "/swr_dist_init.pth", "swr-dist", "1.2.3", "info")], dist
     assert "swr-dist 1.2.3" in text, text
+    # sitewarden's own hook: owner and template are one name, said once
+    assert "pth %s/sitewarden.pth [sitewarden]" % local in text, text
 
     # 4. writable directories on sys.path (the interpreter runs as root), a missing one
     writable = {f["entry"]: f for f in _kinds(report, "writable-path-entry")}

@@ -70,7 +70,7 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
     for f in files:
         path = f.path + (" -> %s" % f.realpath if f.realpath not in (None, f.path) else "")
         label = [owner_text(f.owner)]
-        if f.template:
+        if f.template and f.template != label[0]:  # sitewarden's own: said once
             label.append(f.template)
         if f.disabled_by:
             label.append("import lines turned off by %s" % f.disabled_by)
