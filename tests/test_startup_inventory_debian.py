@@ -58,6 +58,9 @@ def test_apt_hook_and_check_all_report_a_startup_line_that_now_fails(ns, debs, t
     check = run(ns, ["sitewarden", "check", "--all", "--json"])
     assert check.returncode == 1, check.stdout + check.stderr
     items = json.loads(check.stdout)["interpreters"]
+    # docs/check-schema.md: each report of --all names the interpreter's other names
+    by_exe = {i["interpreter"]["executable"]: i["aliases"] for i in items if "interpreter" in i}
+    assert "/usr/bin/python3" in [a for aliases in by_exe.values() for a in aliases], by_exe
     seen = set()
     for item in items:
         files = [f for f in item["startup"]["files"] if f["path"] == PTH]
