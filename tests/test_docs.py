@@ -28,6 +28,7 @@ import pytest
 
 from harness.cli import CLI
 from sitewarden.cli.main import build_parser
+from sitewarden.settings import TRUE_VALUES
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -282,6 +283,24 @@ def test_man_page_names_environment_exit_status_and_files():
     assert "comment out" in section["APT HOOK"]
     assert "older than 23" not in man
     assert "older than 23" not in _text(REPO / "debian" / "control")
+
+
+def test_every_page_naming_the_disable_words_names_all_of_them():
+    """The words that turn the guard off are ``settings.TRUE_VALUES``: the man page, the
+    README and the warnings page list every one of them, and no other."""
+    words = set(TRUE_VALUES)
+    man = _man()
+    entry = man[man.index(".B SITEWARDEN_DISABLE"):man.index(".B SITEWARDEN_SILENCE")]
+    said = re.search(r"Only (.+?) \(any case\) turn it off", entry)
+    assert said and set(said.group(1).split(", ")) == words, entry
+    for page in (README, REPO / "docs" / "warnings.md"):
+        text = " ".join(_text(page).split())
+        said = re.search(r"SITEWARDEN_DISABLE(?:` takes a true word|=(\w+)`) \((.+?),? in any "
+                         r"case\)", text)
+        assert said, page
+        listed = {w.strip("` ") for w in re.split(r",|\bor\b", said.group(2)) if w.strip("` ")}
+        listed |= {said.group(1)} if said.group(1) else set()
+        assert listed == words, (page, listed)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
