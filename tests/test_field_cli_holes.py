@@ -392,6 +392,11 @@ def test_exit_statuses_on_debian(debian_any):
 
     proc = run("status", "--python", ns.executable)
     assert proc.returncode == 1 and "active at startup: no" in proc.stdout, proc.stdout
+    # What is lost without it, for every installer, and the command that deploys it.
+    proc = run("check", "--python", ns.executable)
+    assert ("not loaded at startup of %s: only pip 23+ refuses installs here by itself "
+            "(older pips, setuptools and installer do not)" % ns.executable) in proc.stdout
+    assert "`sitewarden install --python %s`" % ns.executable in proc.stdout, proc.stdout
     proc = run("status", "--all")
     assert proc.returncode == 1 and "NOT GUARDED" in proc.stdout, proc.stdout
     assert run("check", "--python", ns.executable).returncode == 1

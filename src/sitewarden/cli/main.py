@@ -165,7 +165,10 @@ def guard_findings(status: Status, applies: bool,
             "guard-not-active", "low" if applies else "info",
             "the sitewarden guard is not loaded at startup of %s%s" % (
                 status.python,
-                ": installers older than pip 23 are not stopped, shadowing goes unreported"
+                ": only pip 23+ refuses installs here by itself (older pips, setuptools and "
+                "installer do not), nothing keeps installers out of the distribution's "
+                "directories, and shadowing goes unreported; deploy it with `sitewarden "
+                "install --python %s`" % status.python
                 if applies else "")))
     return out
 
