@@ -266,3 +266,26 @@ def test_owner_named_after_the_module_among_many(tmp_path):
         == ["Python.DateUtil-2.8.2.dist-info"]
     assert [x.file_name for x in distinfo._named_after(dists, "other_7")] == ["other_7"]
     assert all("headers" not in x._cache for x in dists if x.file_name != "Python.DateUtil")
+
+
+def test_pth_owner_parses_only_the_file_lists_that_name_it(tmp_path):
+    """The owner of a ``.pth`` is the distribution whose RECORD (or egg-info
+    ``installed-files.txt``) lists it; the file lists whose text lacks its name are not
+    parsed (an unowned ``.pth`` beside 60 distributions costs 60 substring searches)."""
+    for i in range(5):
+        make_dist(tmp_path, "plain-%d" % i, "1", {"plain_%d.py" % i: ""})
+    make_dist(tmp_path, "owner", "2.0", {"owner_init.pth": "import os\n", "owner.py": ""})
+    egg = make_dist(tmp_path, "old", "1.0", {"old-nspkg.pth": "import sys\n"}, kind="egg-info")
+    (egg / "installed-files.txt").write_text("../old-nspkg.pth\nPKG-INFO\n")  # setup.py's
+    comma = make_dist(tmp_path, "comma", "1.0", {"a,b.pth": "import os\n"}, record=False)
+    (comma / "RECORD").write_text('"a,b.pth",,\ncomma-1.0.dist-info/METADATA,,\n')  # csv's quoting
+    (tmp_path / "nobody.pth").write_text("import os\n")
+    owner = distinfo.pth_owner(str(tmp_path / "owner_init.pth"))
+    assert owner is not None and (owner.name, owner.version) == ("owner", "2.0")
+    assert distinfo.pth_owner(str(tmp_path / "old-nspkg.pth")).name == "old"
+    assert distinfo.pth_owner(str(tmp_path / "a,b.pth")).name == "comma"
+    assert distinfo.pth_owner(str(tmp_path / "nobody.pth")) is None
+    # Only the lists that hold the name were parsed (each Dist is cached per directory).
+    parsed = sorted(d.file_name for d in distinfo.distributions(str(tmp_path))
+                    if "files" in d._cache)
+    assert parsed == ["comma", "old", "owner"], parsed
