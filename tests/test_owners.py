@@ -95,3 +95,93 @@ def test_owners_agree_with_dpkg_on_this_machine():
             expected[path] = proc.stdout.split(":")[0].split(",")[0].strip()
     assert expected, "dpkg owns none of %s" % paths
     assert dpkg_owners(paths) == expected
+
+
+def _dpkg_run(info: str, lists: dict) -> None:
+    """What dpkg does to its database when it installs or upgrades: each new list renamed
+    into place, the status file rewritten."""
+    for name, paths in lists.items():
+        new = os.path.join(info, name + ".list-new")
+        Path(new).write_text("".join(p + "\n" for p in paths))
+        os.replace(new, os.path.join(info, name + ".list"))
+    status = os.path.join(os.path.dirname(info), "status")
+    Path(status + "-new").write_text("Package: %s\n" % ",".join(lists))
+    os.replace(status + "-new", status)
+
+
+def test_the_startup_file_index_answers_as_every_list_would(tmp_path):
+    """With ``index_dir`` (the probe's payload), the startup files no likely list names
+    are answered from an index of every list's startup files: made once, brought up to
+    date after a dpkg run by reading only the lists that changed, never trusted from a
+    directory or file another user could write."""
+    site = "/usr/lib/python3/dist-packages"
+    info = make_info(tmp_path / "db", {
+        "python3-x": [site, site + "/x.pth"],
+        "zz-other": [site, site + "/other.pth", "/etc/zz/sitecustomize.py"],
+        "aa-first": ["/usr/share/doc/aa-first"],
+    })
+    Path(tmp_path / "db" / "status").write_text("")
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o755)
+    paths = [site + "/x.pth", site + "/other.pth", site + "/payload.pth",
+             "/etc/zz/sitecustomize.py"]
+    expected = dpkg_owners(paths, info=info)
+    assert expected == {site + "/x.pth": "python3-x", site + "/other.pth": "zz-other",
+                        "/etc/zz/sitecustomize.py": "zz-other"}
+    assert dpkg_owners(paths, info=info, index_dir=str(cache)) == expected
+    (index,) = cache.iterdir()
+    text = index.read_bytes()
+    assert b"P\tzz-other.list\t%s/other.pth\n" % site.encode() in text
+    assert b"x.pth" in text and b"/usr/share/doc" not in text  # startup files only
+    assert oct(index.stat().st_mode & 0o777) == "0o600"
+
+    # Answered from the index: a list changed behind dpkg's back is not read again...
+    other = os.path.join(info, "zz-other.list")
+    st = os.stat(other)
+    Path(other).write_text(site + "/payload.pth\n")
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert dpkg_owners(paths, info=info, index_dir=str(cache)) == expected
+    # ...and after a dpkg run, the lists that changed are (inode, size, times).
+    _dpkg_run(info, {"zz-new": [site + "/new.pth"]})
+    assert dpkg_owners(paths + [site + "/new.pth"], info=info, index_dir=str(cache)) == {
+        site + "/x.pth": "python3-x", site + "/payload.pth": "zz-other",
+        site + "/new.pth": "zz-new"}
+    _dpkg_run(info, {"zz-other": [site + "/other.pth"]})  # an upgrade
+    assert dpkg_owners(paths, info=info, index_dir=str(cache)) == {
+        site + "/x.pth": "python3-x", site + "/other.pth": "zz-other"}
+    os.unlink(os.path.join(info, "zz-other.list"))  # a removal
+    _dpkg_run(info, {})
+    assert dpkg_owners(paths, info=info, index_dir=str(cache)) == {site + "/x.pth": "python3-x"}
+    assert dpkg_owners(paths, info=info) == {site + "/x.pth": "python3-x"}
+
+    # An index another user could have written is not read, and none is kept where
+    # another user could write: the lists are read instead, with the same answers.
+    index.write_bytes(index.read_bytes().replace(b"zz-new", b"python3-x"))
+    index.chmod(0o622)
+    assert dpkg_owners([site + "/new.pth"], info=info, index_dir=str(cache)) == {
+        site + "/new.pth": "zz-new"}
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert dpkg_owners(paths, info=info, index_dir=str(shared)) == {
+        site + "/x.pth": "python3-x"}
+    assert list(shared.iterdir()) == []
+    # Files that are not startup files are looked up in the lists, as without an index.
+    assert dpkg_owners(["/usr/share/doc/aa-first"], info=info, index_dir=str(cache)) == {
+        "/usr/share/doc/aa-first": "aa-first"}
+
+
+def test_the_index_of_this_machine_agrees_with_its_lists(tmp_path):
+    """On this machine's real database, read only: the index answers what reading every
+    list answers, for Debian's startup files and for one nobody owns."""
+    if not os.path.isfile("/var/lib/dpkg/status"):
+        if running_under_ci():
+            pytest.fail("CI runs on Debian: dpkg's database is part of the contract")
+        pytest.skip("no dpkg database here")
+    paths = ["/usr/lib/python3/dist-packages/distutils-precedence.pth",
+             "/usr/lib/python3/dist-packages/surely-nobody-owns-this.pth",
+             "/usr/lib/python3.11/sitecustomize.py", "/etc/python3.11/sitecustomize.py"]
+    expected = dpkg_owners(paths)
+    for _ in range(2):  # made, then read
+        assert dpkg_owners(paths, index_dir=str(tmp_path)) == expected
+    assert len(list(tmp_path.iterdir())) == 1

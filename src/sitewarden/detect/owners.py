@@ -27,6 +27,9 @@ LIKELY = ("python", "libpython", "pypy", "sitewarden")
 #: Where Debian packages put Python's startup files; ``/usr/local`` is the administrator's
 #: (Debian policy 9.1.2), homes, virtual environments and checkouts are nobody's.
 DPKG_DIRS = ("/usr/", "/etc/", "/lib/", "/lib64/", "/var/lib/")
+#: Where ``check``'s startup inventory keeps its index of dpkg's startup files: set by
+#: the probe to its payload (the CLI's private cache); None elsewhere (no index).
+INDEX_DIR = None
 
 
 def package_of(list_name):
@@ -40,12 +43,16 @@ def dpkg_candidate(path):
     return path.startswith(DPKG_DIRS) and not path.startswith("/usr/local/")
 
 
-def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=()):
+def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=(), index_dir=None):
     """``{path: Debian package}`` for those of ``paths`` (absolute) that a package's
     ``.list`` names (as written, or resolved through symbolic links).  Reads the
     likely lists first (``guess``'s before all) and stops as soon as every path is
     found; the others only for a path not in ``likely_only`` (whose owner matters less
-    than the time: ``check``'s startup files that run no code).  ``{}`` without dpkg."""
+    than the time: ``check``'s startup files that run no code).  With ``index_dir`` (a
+    directory private to this user: the probe's payload), what the likely lists leave
+    of startup files is answered from an index of every startup file the lists name,
+    built the first time and again whenever dpkg's database changes (:func:`_index`).
+    ``{}`` without dpkg."""
     # (needle, the same at the start of a list, at its end, path): a list is one path a line
     wanted = []
     for path in paths:
@@ -54,7 +61,6 @@ def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=()):
             wanted.append((needle, needle[1:], needle[:-1], path))
     if not wanted:
         return {}
-    matters = any(w[3] not in likely_only for w in wanted)
     try:
         names = [n for n in os.listdir(info) if n.endswith(".list")]
     except OSError:
@@ -67,22 +73,39 @@ def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=()):
         else:
             (likely if package.startswith(LIKELY) else rest).append((package, name))
     out = {}
-    for group in (likely, rest):
-        for package, name in group:
-            if not wanted or (group is rest and not matters):  # see likely_only
-                return out
-            data = _read_list(os.path.join(info, name))
-            if data is None:
-                continue  # unreadable: another package's list may still say
-            hit = False
+    wanted = _search(info, likely, wanted, out, None)
+    if not wanted or all(w[3] in likely_only for w in wanted):
+        return out
+    if index_dir is not None and all(w[2][1:].endswith(INDEXED) for w in wanted):
+        index = _index(info, sorted(names), index_dir)
+        if index is not None:
             for w in wanted:
-                if w[0] in data or data.startswith(w[1]) or data.endswith(w[2]):
-                    out[w[3]] = package
-                    hit = True
-            if hit:
-                wanted = [w for w in wanted if w[3] not in out]
-                matters = any(w[3] not in likely_only for w in wanted)
+                found = index.get(w[2][1:])
+                if found and w[3] not in out:
+                    out[w[3]] = found
+            return out
+    _search(info, rest, wanted, out, likely_only)
     return out
+
+
+def _search(info, group, wanted, out, likely_only):
+    """Read the lists of ``group`` in order until no path of ``wanted`` is left (or, with
+    ``likely_only``, only those); each path found goes into ``out``.  The paths left."""
+    for package, name in group:
+        if not wanted or (likely_only is not None
+                          and all(w[3] in likely_only for w in wanted)):
+            break
+        data = _read_list(os.path.join(info, name))
+        if data is None:
+            continue  # unreadable: another package's list may still say
+        hit = False
+        for w in wanted:
+            if w[0] in data or data.startswith(w[1]) or data.endswith(w[2]):
+                out[w[3]] = package
+                hit = True
+        if hit:
+            wanted = [w for w in wanted if w[3] not in out]
+    return wanted
 
 
 def _read_list(path):
@@ -94,19 +117,174 @@ def _read_list(path):
     except OSError:
         return None
     try:
-        want = os.fstat(fd).st_size + 1
-        chunks = []
-        while True:  # a short read of a regular file is its end; one that grew is read on
-            chunk = os.read(fd, want)
-            chunks.append(chunk)
-            if len(chunk) < want:
-                return b"".join(chunks)
-            want = 1 << 16
+        return _read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
 
+
+def _read_fd(fd):
+    """All of an open regular file, from an ``fstat`` and (mostly) one read."""
+    want = os.fstat(fd).st_size + 1
+    chunks = []
+    while True:  # a short read of a regular file is its end; one that grew is read on
+        chunk = os.read(fd, want)
+        chunks.append(chunk)
+        if len(chunk) < want:
+            return b"".join(chunks)
+        want = 1 << 16
+
+
+# ---------------------------------------------------------------- the startup-file index
+
+#: What the index keeps: the listed paths that end so, the startup files ``check`` asks
+#: about (``site``'s ``.pth`` and ``.start`` files, ``sitecustomize``, ``usercustomize``).
+INDEXED = (b".pth", b".start", b"/sitecustomize.py", b"/usercustomize.py")
+#: The index file's first line starts so; the rest of it is the state of the database.
+INDEX_FORMAT = "sitewarden dpkg startup-file index 1"
+
+
+def _database_state(info):
+    """What changes whenever dpkg installs, upgrades or removes a package: the info
+    directory (dpkg renames every new ``.list`` into it and deletes old ones) and the
+    status file beside it, each by inode, size and modification and change times (the
+    change time cannot be set back).  None when either cannot be read."""
+    parts = []
+    try:
+        for path in (info, os.path.join(os.path.dirname(info), "status")):
+            st = os.stat(path)
+            parts.append("%d %d %d %d %d" % (st.st_dev, st.st_ino, st.st_size,
+                                             st.st_mtime_ns, st.st_ctime_ns))
+    except OSError:
+        return None
+    return "%s %s" % (INDEX_FORMAT, " ".join(parts))
+
+
+def _private(st):
+    """Is this (an ``lstat``/``fstat`` result) this user's and writable by nobody else?"""
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def _index(info, names, index_dir):
+    """``{path (bytes): package}`` for every startup file the lists ``names`` (sorted;
+    the first list to name a path owns it) name: read from ``index_dir`` when it was
+    made from the database as it is now, else brought up to date there, reading again
+    only the lists that changed (the others are known by inode, size and times).
+    None when ``index_dir`` is not private to this user (another user could hide a
+    file's owner from ``check``)."""
+    state = _database_state(info)
+    try:
+        if state is None or not _private(os.lstat(index_dir)):
+            return None
+        st = os.stat(info)
+    except OSError:
+        return None
+    path = os.path.join(index_dir, "dpkg-index-%x-%x" % (st.st_dev, st.st_ino))
+    answers, known = _read_index(path, state)
+    if answers is not None:
+        return answers
+    lists = {}
+    for name in names:
+        try:
+            st = os.stat(os.path.join(info, name))
+        except OSError:
+            continue
+        sig = b"%d %d %d %d" % (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if name in known and known[name][0] == sig:
+            lists[name] = known[name]
+            continue
+        data = _read_list(os.path.join(info, name))
+        if data is not None:  # unreadable: as the search, known by no path
+            lists[name] = (sig, list(_startup_lines(data)))
+    answers = {}
+    for name in names:
+        for listed in lists.get(name, ((), ()))[1]:
+            answers.setdefault(listed, package_of(name))
+    if _database_state(info) == state:  # dpkg ran meanwhile: use it, do not keep it
+        _write_index(path, state, names, lists)
+    return answers
+
+
+def _startup_lines(data):
+    """The lines of a list (its paths) that end with one of :data:`INDEXED`."""
+    for suffix in INDEXED:
+        needle = suffix + b"\n"
+        at = data.find(needle)
+        while at >= 0:
+            yield data[data.rfind(b"\n", 0, at) + 1:at + len(suffix)]
+            at = data.find(needle, at + len(needle))
+        if data.endswith(suffix):
+            yield data[data.rfind(b"\n") + 1:]
+
+
+# The index file: its first line is INDEX_FORMAT and the database's state; then a line
+# "P <tab> list <tab> path" for each startup file a list names (what a check reads), then
+# "L <tab> list <tab> inode size mtime ctime" for each list (what an update reads).
+
+
+def _read_index(path, state):
+    """``(answers, None)`` from an index of the database in ``state``; else ``(None,
+    {list: (signature, [paths])})`` from what the index knew (``{}`` without one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None, {}
+    try:
+        data = _read_fd(fd) if _private(os.fstat(fd)) else b""
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    head, _, body = data.partition(b"\n")
+    fresh = head == state.encode("ascii")
+    answers, known = {}, {}
+    for line in body.split(b"\n"):
+        kind, _, rest = line.partition(b"\t")
+        name, _, value = rest.partition(b"\t")
+        name = name.decode("utf-8", "surrogateescape")
+        if kind == b"P":
+            if fresh:
+                answers.setdefault(value, package_of(name))
+            else:
+                known.setdefault(name, [None, []])[1].append(value)
+        elif kind == b"L":
+            if fresh:
+                break
+            known.setdefault(name, [None, []])[0] = value
+    if fresh:
+        return answers, None
+    return None, {name: tuple(v) for name, v in known.items() if v[0] is not None}
+
+
+def _write_index(path, state, names, lists):
+    """Write the index beside its final name, then rename it there (readers see a whole
+    file or the one before).  An index that cannot be kept costs the next check the
+    reading of every list, nothing more."""
+    rows = [state.encode("ascii")]
+    kept = [(name, name.encode("utf-8", "surrogateescape")) for name in names if name in lists]
+    rows += [b"P\t%s\t%s" % (key, listed) for name, key in kept for listed in lists[name][1]]
+    rows += [b"L\t%s\t%s" % (key, lists[name][0]) for name, key in kept]
+    data = b"\n".join(rows) + b"\n"
+    temp = "%s.%d" % (path, os.getpid())
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return
+    try:
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except OSError:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
 def record_owner(path):
     """The distribution whose RECORD (or ``installed-files.txt``) in the same directory

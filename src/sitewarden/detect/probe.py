@@ -186,12 +186,13 @@ def _stdlib_first():
         sys.meta_path.insert(0, _StdlibFirst(entries, frozenset(stdlib_names())))
 
 
-def main(argv=None, startup=None, report_fd=None):
+def main(argv=None, startup=None, report_fd=None, payload=None):
     """``facts`` (run as ``-E -S``), ``check`` (the report), or ``full``: facts, report
     and ``startup`` (whether a normal start loaded the guard, as BOOTSTRAP saw it before
     taking the guard off ``sys.meta_path``) from one start of the target.  The JSON goes
     to the file descriptor ``report_fd`` (the CLI's pipe, see :data:`BOOTSTRAP`), else to
-    stdout."""
+    stdout.  ``payload``: the directory the probe runs from (the CLI's private cache),
+    where the startup inventory keeps its index of dpkg's startup files."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()))
@@ -202,12 +203,14 @@ def main(argv=None, startup=None, report_fd=None):
         raise SystemExit("unknown probe %r" % (kind,))
     data = facts().as_json() if kind != "check" else None
     if kind != "facts":
-        from . import check  # after _load_runtime: its bytecode is cached
+        from . import check, owners  # after _load_runtime: their bytecode is cached
+
+        owners.INDEX_DIR = payload
 
         report = check.collect().as_json()
         data = report if kind == "check" else {"facts": data, "check": report,
                                                "startup": startup}
-    write_report(dumps(data), report_fd)
+    write_report(dumps(data, indent=None), report_fd)
 
 
 def write_report(text, fd):
@@ -263,7 +266,7 @@ _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 import sitewarden.detect.probe
 sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
-sitewarden.detect.probe.main(None, startup, report_fd)
+sitewarden.detect.probe.main(None, startup, report_fd, payload)
 """ % (REPORT_HEADER,)
 
 #: Run in the target with a normal start, as ``-c STATUS_SCRIPT [<report fd>]``: is the

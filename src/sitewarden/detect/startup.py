@@ -202,7 +202,8 @@ def assign_owners(files):
     wanted = [f.path for f in files if owners.dpkg_candidate(f.path)
               or owners.dpkg_candidate(f.realpath)]
     quiet = [f.path for f in files if f.kind in ("pth", "start") and not f.executable()]
-    dpkg = owners.dpkg_owners(wanted, likely_only=quiet) if wanted else {}
+    dpkg = (owners.dpkg_owners(wanted, likely_only=quiet, index_dir=owners.INDEX_DIR)
+            if wanted else {})
     for f in files:
         if f.path in dpkg:
             f.owner = Owner("dpkg", package=dpkg[f.path])
