@@ -1,4 +1,4 @@
-"""The probe's JSON writer, byte for byte ``json.dumps(obj, indent=2, sort_keys=True)``.
+"""The probe's JSON writer, byte for byte ``json.dumps(obj, indent=indent, sort_keys=True)``.
 
 It lives with the probe because the probe runs inside a target, which must not
 depend on ``cli/``; the CLI writes ``--json`` with it too (one writer).  Not
@@ -21,15 +21,33 @@ def dumps(obj, indent=2):
     except ImportError:  # another implementation: json itself below
         _json = None
     if _json is not None:
-        out = []
         try:
-            _encode(obj, out, "\n", " " * indent, _json.encode_basestring_ascii)
+            if indent is None:
+                encode = _compact(_json)
+                if encode is not None:
+                    return "".join(encode(obj, 0))
+            out = []
+            _encode(obj, out, "\n", " " * (indent or 0), _json.encode_basestring_ascii)
             return "".join(out)
         except _Unsupported:
             pass
     import json  # what this module does not handle: the json module's answer (or error)
 
     return json.dumps(obj, indent=indent, sort_keys=True)
+
+
+def _unsupported(obj):
+    raise _Unsupported()
+
+
+def _compact(_json):
+    """``_json``'s encoder as ``json.dumps(obj, sort_keys=True)`` makes it, or None when
+    this ``_json`` takes other arguments."""
+    try:
+        return _json.make_encoder(None, _unsupported, _json.encode_basestring_ascii, None,
+                                  ": ", ", ", True, False, True)
+    except (AttributeError, TypeError):
+        return None
 
 
 def _encode(obj, out, newline, step, quote):
