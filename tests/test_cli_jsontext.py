@@ -89,3 +89,19 @@ def test_plain_forms_skip_argparse_others_do_not(argv, plain):
     if plain:
         parsed = main.build_parser().parse_args(argv)
         assert vars(args) == vars(parsed)
+
+
+def test_the_probes_compact_report_is_json_dumps():
+    """The probe's report to the CLI (``indent=None``) goes through ``_json``'s own encoder:
+    byte for byte ``json.dumps(obj, sort_keys=True)``, and what it cannot write is left
+    to ``json`` (its answer or its error)."""
+    import json
+
+    from sitewarden.detect.jsonout import dumps
+
+    for obj in ({"b": [1, 2.5, None, True, "é\n\""], "a": {}, "c": {"z": float("nan")}}, [],
+                {1: 2}, {"x": float("inf")}, "text"):
+        assert dumps(obj, indent=None) == json.dumps(obj, sort_keys=True)
+        assert dumps(obj) == json.dumps(obj, sort_keys=True, indent=2)
+    with pytest.raises(TypeError):
+        dumps({"a": object()}, indent=None)
