@@ -17,7 +17,7 @@ import pytest
 from harness import pip_dir, unpacked, wheel
 from harness.environ import FAIL_OPEN
 from harness.inputs import per_input_python
-from harness.spread import ROTATED, spread, turn
+from harness.spread import ROTATED, rotated, spread, turn
 
 #: A pip that starts and installs on every CPython 3.8-3.13 (and has PEP 668 itself).
 NEW_PIP = "24.0"
@@ -109,6 +109,7 @@ def check(failures):
 # ------------------------------------------------------------------ 1. pip 23.0
 
 
+@rotated()
 def test_pip_23_0_takes_the_override(guarded_target, wheelhouse):
     """pip 23.0 has PEP 668 but not the override: the guard teaches it the flag, the
     variable and the configuration key, as on every pip from 9.0."""
@@ -158,6 +159,7 @@ sys.stderr.write(child.stdout + child.stderr)
 """
 
 
+@rotated()
 def test_an_override_covers_one_command(guarded_target, wheelhouse):
     """After one in-process pip command with --break-system-packages, an installer
     the program starts later, without an override, is refused."""
@@ -249,6 +251,7 @@ def in_rotation(t, cases, versions):
             + distro]
 
 
+@rotated()
 def test_destinations_that_resolve_into_the_interpreter(guarded_target, wheelhouse):
     """--target, --prefix and --root (pip), --root (setup.py, ensurepip) and --destdir
     (installer) are judged by where the files land: into the interpreter's own
@@ -314,6 +317,7 @@ with WheelFile.open(sys.argv[2]) as source:
 """
 
 
+@rotated()
 def test_distro_directory_refused_before_anything_is_written(guarded_target, wheelhouse):
     """An install whose files would land in a distro directory is refused up front,
     with the PEP 668 message naming the directory, override or not."""
@@ -353,6 +357,7 @@ DAMAGED_MARKERS = {
 }
 
 
+@rotated()
 def test_damaged_marker_fails_closed_for_every_pip(guarded_target, wheelhouse):
     """A marker that exists in any form blocks pip 23+ (upstream and Debian's) as it
     blocks older pips, though pip's own check would let the install through.
@@ -469,6 +474,7 @@ def _damaged_runtime(t, rel: str, wheelhouse) -> list:
 # ------------------------------------------------------------------ 7. venv as target
 
 
+@rotated()
 def test_install_into_a_venv_is_refused_naming_the_base(guarded_target):
     """``sitewarden install --python VENV/bin/python`` is refused (exit 2), naming the
     base interpreter; nothing is deployed."""
@@ -491,6 +497,7 @@ def test_install_into_a_venv_is_refused_naming_the_base(guarded_target):
 # ------------------------------------------------------------------ messages
 
 
+@rotated()
 def test_each_refusal_names_the_override_its_installer_accepts(guarded_target, wheelhouse):
     """pip's refusal names --break-system-packages; ensurepip, setup.py and installer,
     which reject that option, name PIP_BREAK_SYSTEM_PACKAGES=1 instead."""
@@ -520,6 +527,7 @@ def _distro_six(t):
 REPORT = "distro packages are now shadowed"
 
 
+@rotated()
 def test_install_report_is_about_this_install(guarded_target, wheelhouse):
     """The report after an install: quiet under -q, only what this install changed,
     and printed after overridden setup.py and installer installs too."""

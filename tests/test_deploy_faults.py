@@ -25,6 +25,7 @@ import time
 from typing import Any, Dict, Tuple
 
 from harness.figures import record, stress
+from harness.spread import rotated
 
 STRESS = stress()
 
@@ -89,6 +90,7 @@ def cli_popen(t, *args):
                    stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
+@rotated("bare_target")
 def test_concurrent_installs_and_uninstalls(bare_target):
     t = bare_target
     before = t.digest(t.local_dir)
@@ -120,6 +122,7 @@ def test_concurrent_installs_and_uninstalls(bare_target):
     assert identical, "uninstall did not restore the directory"
 
 
+@rotated("bare_target")
 def test_killed_deployer_leaves_old_or_new_and_uninstall_restores(bare_target):
     """SIGKILL at random points of a fresh install, an upgrade and an uninstall: the next
     start finds the old or the new deployment, never a mix (a runtime without its hook
@@ -228,6 +231,7 @@ def _outside_digest(t) -> Dict[str, Any]:
     return out
 
 
+@rotated("bare_target")
 def test_never_writes_through_a_symlink_or_outside(bare_target):
     """Symbolic links out of the site directory where the deployer writes (the package,
     the hooks), inside an existing deployment, and as a stale staging entry: refused or

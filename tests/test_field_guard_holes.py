@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from harness import make_dist, pip_dir, pip_versions_for, unpacked, wheel
+from harness.spread import rotated
 
 #: Debian's own pip (python3-pip), run as ``python3 -m pip`` on the Debian targets.
 DISTRO_PIP = "distro"
@@ -113,6 +114,7 @@ def setup_py_user(t, env: dict):
                   "install", "--user"], env=extra)
 
 
+@rotated()
 def test_user_site_that_resolves_into_the_distro_or_stdlib_is_refused(guarded_target,
                                                                        wheelhouse):
     """``pip install --user --break-system-packages`` with a user base whose user site
@@ -169,6 +171,7 @@ def uninstall_pips(t) -> List[str]:
 DISTRO_COMMAND = "apt remove python3-six"
 
 
+@rotated()
 def test_uninstalling_a_distro_package_is_refused_first_by_every_pip(guarded_target):
     """With the override, removing a local copy of six works; removing the distro's
     six is refused: exit status 1, one refusal naming the distro directory and the

@@ -19,6 +19,7 @@ import json
 import shlex
 
 from harness.guarded import GuardedPython
+from harness.spread import rotated
 
 warnings_of = GuardedPython.stderr_warnings
 
@@ -46,6 +47,7 @@ PRINTING_PTHS = {
 }
 
 
+@rotated()
 def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target):
     """A ``.pth`` printing to stdout, one printing to stderr and one raising at every
     start (``site`` reports it and goes on): ``check`` and ``status`` still work, see the
@@ -71,6 +73,7 @@ def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target)
     assert "hello from a .pth on stdout" not in data["startup_stderr"], data
 
 
+@rotated()
 def test_startup_that_exits_is_reported_with_its_status_and_last_words(guarded_target):
     """A sitecustomize that ends the process (``os._exit(3)``, or ``sys.exit(3)``, which
     CPython turns into a fatal error at startup): ``check`` fails with the exit status and
@@ -97,6 +100,7 @@ def test_startup_that_exits_is_reported_with_its_status_and_last_words(guarded_t
 NOT_PYTHON = b"#!/bin/sh\necho 'usage: swr-tool [--help]'\n"
 
 
+@rotated()
 def test_a_program_that_is_not_python_is_named_so(guarded_target):
     """A shell script given as ``--python``: "not a CPython 3.8+ interpreter", with what
     it printed."""
@@ -125,6 +129,7 @@ def in_deleted_cwd(t, argv, env=None):
 DEBUG = {"SITEWARDEN_DEBUG": "1"}
 
 
+@rotated()
 def test_deleted_working_directory_keeps_shadow_warnings(guarded_target):
     """A script importing a shadowing module, and ``-c`` (``''`` first on ``sys.path``,
     naming the deleted directory), run from a deleted working directory: the warning
@@ -154,6 +159,7 @@ def test_deleted_working_directory_keeps_shadow_warnings(guarded_target):
     assert "sitewarden: debug" not in proc.stderr, proc.stderr
 
 
+@rotated()
 def test_check_from_a_deleted_working_directory(guarded_target):
     """``sitewarden check --python <target>`` run from a deleted working directory works,
     reports the shadowed module, and describes ``''`` as a directory that does not

@@ -29,6 +29,7 @@ import pytest
 
 from harness import make_dist
 from harness.guarded import GuardedPython
+from harness.spread import rotated
 from sitewarden import failopen, settings
 from sitewarden.cli import environment
 from sitewarden.detect import records, shadowscan
@@ -195,6 +196,7 @@ def test_acknowledged_findings_are_info_and_say_so(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ every target
 
+@rotated()
 def test_unknown_values_keep_the_guard_on_and_status_names_them(guarded_target):
     """``SITEWARDEN_DISABLE=false`` leaves the guard on, ``SITEWARDEN_SILENCE=path;shadow``
     silences both kinds, and ``status`` names every variable set, what it took it to
@@ -225,6 +227,7 @@ def test_unknown_values_keep_the_guard_on_and_status_names_them(guarded_target):
     assert "SITEWARDEN_DEBUG=1: a failure the guard swallows is told on stderr" in text, text
 
 
+@rotated()
 def test_shadows_acknowledged_by_name_and_by_the_silence_file(guarded_target):
     """A local six and a local yaml shadow the distro's: ``SITEWARDEN_SILENCE=shadow:yaml``
     leaves the warning about six alone; a silence file that acknowledges yaml does the

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from harness import make_dist, pip_dir, unpacked, wheel
 from harness.guarded import GuardedPython
+from harness.spread import rotated
 
 HTTPLIB2_REQ = 'pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"'
 
@@ -59,6 +60,7 @@ def check_json(target, env=None, cwd="/"):
 # ------------------------------------------------ 1. the first import of a program
 
 
+@rotated()
 def test_first_import_of_a_program_is_checked_for_stdlib_shadowing(guarded_target):
     """``random.py`` beside a script whose first line is ``import random``, and
     ``-c "import json"`` in a directory holding ``json.py``: the watch starts inside
@@ -91,6 +93,7 @@ def test_first_import_of_a_program_is_checked_for_stdlib_shadowing(guarded_targe
 SETUPTOOLS_DISTRO, SETUPTOOLS_LOCAL = "66.1.1", "69.5.1"
 
 
+@rotated()
 def test_module_imported_at_startup_that_shadows_is_reported(guarded_target):
     """``pip install --break-system-packages -U setuptools`` puts a newer
     ``distutils-precedence.pth`` and ``_distutils_hack`` in the local directory: every
@@ -132,6 +135,7 @@ def test_module_imported_at_startup_that_shadows_is_reported(guarded_target):
 # ------------------------------------------------ 3. a regular package over a namespace
 
 
+@rotated()
 def test_regular_package_hiding_a_distro_namespace_package(guarded_target):
     """A local ``lazr/__init__.py`` hides the distro's namespace package ``lazr``:
     ``import lazr.uri`` fails.  The warning comes first, naming what became
@@ -191,6 +195,7 @@ def editable_install(t, *projects: Path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@rotated()
 def test_editable_install_has_metadata_blame_and_comparison(guarded_target):
     """``pip install -e`` of a src-layout project named like a distro package: the
     warning names its distribution and version (from the ``.dist-info`` in the
@@ -235,6 +240,7 @@ def test_editable_install_has_metadata_blame_and_comparison(guarded_target):
     assert "cannot compare" not in text and "six 1.17.0.dev0" in text, text
 
 
+@rotated()
 def test_editable_finder_hidden_by_the_distro_copy_is_named_right(guarded_target):
     """A flat-layout editable install gets setuptools' finder, which comes after the
     path finder: the distro's copy is imported, nothing shadows it, no warning; ``check``
@@ -265,6 +271,7 @@ def distro_pip(t):
     ensure_distro(t, "pip", "23.0.1", {"pip/__init__.py": "__version__ = '23.0.1'\n"})
 
 
+@rotated()
 def test_a_programs_own_bundle_is_not_a_shadow(guarded_target):
     """pip run from its wheel (``python pip.whl/pip``), get-pip's way (``pip.zip`` put
     first on ``sys.path`` by the program) and a zipapp bundling ``six``: the copies in
@@ -303,6 +310,7 @@ def test_a_programs_own_bundle_is_not_a_shadow(guarded_target):
     assert warnings_of(proc) == [], proc.stderr
 
 
+@rotated()
 def test_metadata_inside_a_wheel_on_pythonpath_is_read(guarded_target):
     """``PYTHONPATH=pyparsing-3.0.1-py3-none-any.whl``: the user put it there, so it is
     a shadow; its version comes from the ``.dist-info`` inside the wheel, and the
@@ -361,6 +369,7 @@ def test_empty_pythonpath_entry_is_pythonpath(guarded_target):
 # ------------------------------------------------ 7. messages and status
 
 
+@rotated()
 def test_status_and_check_say_the_environment_disables_the_guard(guarded_target):
     t = guarded_target
     for env in ({"SITEWARDEN_DISABLE": "1"}, {"SITEWARDEN_DISABLE": "yes"}):
@@ -376,6 +385,7 @@ def test_status_and_check_say_the_environment_disables_the_guard(guarded_target)
     assert "active at startup: yes" in proc.stdout, proc.stdout
 
 
+@rotated()
 def test_standard_filters_silence_warnings_without_invalid_option_noise(guarded_target):
     """``-W ignore:::sitewarden`` / ``PYTHONWARNINGS=ignore:::sitewarden`` silence every
     sitewarden warning and print nothing else; the category spelling still works (CPython
@@ -411,6 +421,7 @@ def test_standard_filters_silence_warnings_without_invalid_option_noise(guarded_
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
 
+@rotated("bare_target")
 def test_uninstall_takes_the_options_install_took(bare_target):
     t = bare_target
     for hook in ("sitecustomize", "pth"):

@@ -39,7 +39,7 @@ from harness.inputs import (
     once,
     per_input_python,
 )
-from harness.spread import EVERY, ROTATED, inputs_of, scaled, spread, target_params
+from harness.spread import EVERY, ROTATED, inputs_of, rotated, scaled, spread, target_params
 
 STRESS = stress()
 TARGETS = target_params()
@@ -269,6 +269,7 @@ print(n)
 """
 
 
+@rotated()
 def test_marker_changing_while_read(target):
     """A writer rewrites the marker in a loop while interpreters start (as root and as
     nobody, importing a shadowed module) and installs run: every start is clean, every
@@ -1048,6 +1049,7 @@ def _prepare_upgrade(target):
 # ------------------------------------------------------------------ load
 
 
+@rotated()
 def test_32_threads_warn_once_and_never_deadlock(target):
     """32 threads import shadowed and unshadowed modules (nested, slow to execute) in
     random orders at once: each shadowed module warns exactly once, the others never,

@@ -35,6 +35,7 @@ applies them all at once.  The fixtures'
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pytest
@@ -122,12 +123,15 @@ def scaled(target: Any, n: int) -> int:
 def spread(mode: str = EVERY, inputs: Optional[Inputs] = None, *, targets: str = "all",
            group: Optional[str] = None, ways: int = 3,
            accepts: Optional[Callable[[Any, Any], bool]] = None,
-           input_id: Callable[[Any], str] = slug) -> List[Any]:
+           input_id: Callable[[Any], str] = slug, offset: int = 0) -> List[Any]:
     """pytest params of a test spread over ``targets`` by ``mode``.
 
     ``inputs``: a list, or ``inputs(target value)`` for each target's own list; without
-    it the params are the targets alone.  ``accepts(target value, input)``: which
-    targets an input may run on (:data:`ONE_PER`, :data:`ROTATED`).  ``group``: the
+    it the params are the targets alone: all of them, or with :data:`ROTATED` those
+    whose turn ``t`` has ``(offset + t) % ways == 0`` (the test is the input numbered
+    ``offset``; :func:`rotated` numbers a module's scenarios).  ``accepts(target
+    value, input)``: which targets an input may run on (:data:`ONE_PER`,
+    :data:`ROTATED`).  ``group``: the
     xdist group prefix; ``input_id``: an input as its part of the test id."""
     if mode not in MODES:
         raise ValueError("unknown mode %r" % mode)
@@ -139,6 +143,8 @@ def spread(mode: str = EVERY, inputs: Optional[Inputs] = None, *, targets: str =
         return [*param.marks, pytest.mark.xdist_group("%s-%s" % (group, param.id))]
 
     if inputs is None:
+        if mode == ROTATED:
+            params = [p for p in params if (offset + turn(p.values[0])) % ways == 0]
         return [pytest.param(*p.values, id=p.id, marks=marks(p)) for p in params]
 
     def own(param: Any) -> List[Any]:
@@ -174,6 +180,22 @@ def spread(mode: str = EVERY, inputs: Optional[Inputs] = None, *, targets: str =
     return out
 
 
+#: How many scenarios each module has numbered so far (:func:`rotated`).
+_ROTATED_SO_FAR: Dict[str, int] = {}
+
+
+def rotated(fixture: str = "guarded_target") -> Any:
+    """A decorator: the scenario runs on a third of the targets through ``fixture``
+    (``guarded_target`` or ``bare_target``), ``spread(ROTATED, offset=k)`` for its
+    module's k-th rotated scenario, so that a module's rotated scenarios together run on
+    every target, and each one on hermetic CPythons and a Debian python
+    (docs/development.md lists them)."""
+    module = sys._getframe(1).f_globals["__name__"]
+    offset = _ROTATED_SO_FAR.get(module, 0)
+    _ROTATED_SO_FAR[module] = offset + 1
+    return pytest.mark.parametrize(fixture, spread(ROTATED, offset=offset), indirect=True)
+
+
 def inputs_of(params: Sequence[Any], target: Any) -> List[Any]:
     """The inputs that ``params`` (made by :func:`spread`) give ``target``: what a test
     that runs all of a target's inputs in one run (``harness.inputs.once``) loops over."""
@@ -182,4 +204,4 @@ def inputs_of(params: Sequence[Any], target: Any) -> List[Any]:
 
 
 __all__ = ["DEBIAN", "EVERY", "MODES", "ONE_PER", "ROTATED", "SHARED", "inputs_of", "portion",
-           "scaled", "slug", "spread", "target_params", "turn"]
+           "rotated", "scaled", "slug", "spread", "target_params", "turn"]
