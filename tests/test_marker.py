@@ -1,10 +1,18 @@
 """PEP 668 marker parsing: real files, every malformation still applies."""
 
+import glob
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from harness.ini_corpus import run_check
+from harness.interpreters import pyenv_interpreters
 from sitewarden.guard import marker
+
+SRC = Path(marker.__file__).resolve().parents[2]
 
 DEBIAN_LIKE = """\
 [externally-managed]
@@ -139,3 +147,47 @@ def test_special_files_apply_without_blocking(tmp_path, kind):
     m = marker.read(str(path), lang=None)
     assert m.exists and m.problem == "not a regular file"
     assert marker.marker_exists(str(path))
+
+
+# ------------------------------------------------- the marker read without configparser
+
+PYENV = [pytest.param(i.executable, id=i.id) for i in pyenv_interpreters()]
+
+
+@pytest.mark.parametrize("python", PYENV)
+def test_simple_ini_reads_as_configparser_does(python):
+    """Wherever ``simple_ini`` answers, it answers as that interpreter's configparser
+    (pip's reader of the marker) does, on edge cases and thousands of random texts."""
+    got = run_check(lambda argv: subprocess.run(argv, capture_output=True, text=True),
+                    python, SRC)
+    assert got["mismatches"] == [] and got["simple"] > 1000, got
+
+
+def test_plain_marker_costs_no_configparser(write):
+    """Debian's marker (and any plain INI one) is read without importing configparser
+    (re, enum, collections: ~30M instructions of every `check`); what configparser
+    alone reports still comes from it."""
+    path = write(DEBIAN_LIKE)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c",
+         "import sys; sys.path.insert(0, sys.argv[1])\n"
+         "from sitewarden.guard import marker\n"
+         "m = marker.read(sys.argv[2], lang='pt_BR')\n"
+         "print(m.key, 'configparser' in sys.modules, 're' in sys.modules)", str(SRC), path],
+        capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["Error-pt_BR", "False", "False"], proc.stderr
+    m = marker.read(write("[DEFAULT]\nError=from defaults\n[externally-managed]\n"), lang=None)
+    assert m.text == "from defaults"  # configparser's DEFAULT section, as pip reads it
+
+
+@pytest.mark.skipif(not glob.glob("/usr/lib/python3*/EXTERNALLY-MANAGED"),
+                    reason="no Debian marker here")
+def test_debians_marker_is_plain_ini():
+    import configparser
+
+    for path in glob.glob("/usr/lib/python3*/EXTERNALLY-MANAGED"):
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+        assert marker.simple_ini(text) == {s: dict(parser[s]) for s in parser.sections()}

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from harness import roots
+from harness.ini_corpus import run_check
 
 pytestmark = [pytest.mark.debian, pytest.mark.roots]
 
@@ -81,3 +82,20 @@ def test_scheme_paths_follow_an_in_process_prefix_change(root_ns):
                    "fresh()['purelib'].startswith('/opt/elsewhere'))",
                    ns.cli_argv[-2]])
     assert proc.stdout.split() == ["True", "True"], proc.stdout + proc.stderr
+
+
+def test_marker_read_without_configparser_agrees_there(root_ns):
+    """``marker.simple_ini`` answers as the root interpreter's own configparser (3.14's
+    and 3.15's readers were rewritten), and reads the release's own marker."""
+    ns = root_ns
+    src = ns.cli_argv[-2]
+    got = run_check(ns.run, ns.executable, src, count=2000)
+    assert got["mismatches"] == [] and got["simple"] > 500, got
+    proc = ns.run([ns.executable, "-I", "-S", "-c",
+                   "import sys; sys.path.insert(0, sys.argv[1])\n"
+                   "from sitewarden.guard import marker\n"
+                   "m = marker.read(sys.argv[2], lang=None)\n"
+                   "text = open(sys.argv[2], encoding='utf-8-sig').read()\n"
+                   "print(marker.simple_ini(text) is not None, m.problem, "
+                   "'configparser' in sys.modules)", src, str(ns.marker)])
+    assert proc.stdout.split() == ["True", "None", "False"], proc.stdout + proc.stderr

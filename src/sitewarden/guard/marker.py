@@ -1,10 +1,10 @@
 """PEP 668's marker: is this interpreter externally managed, and what does it say?
 
 Runtime module: imported inside guarded processes on first need, so only
-``os`` and ``sys`` at module level; ``sysconfig``, ``configparser`` and
-``locale`` are imported when a question is asked.  Nothing here raises: a
-marker that cannot be read still applies (PEP 668: the file's existence alone
-decides), with sitewarden's own message.
+``os`` and ``sys`` at module level; ``sysconfig`` and ``locale`` are imported
+when a question is asked, ``configparser`` only for a marker that is not plain
+INI.  Nothing here raises: a marker that cannot be read still applies (PEP 668:
+the file's existence alone decides), with sitewarden's own message.
 """
 
 import os
@@ -197,10 +197,12 @@ def _parse(path, lang):
     try:
         # O_NONBLOCK: a FIFO named EXTERNALLY-MANAGED must not block the reader forever.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return Marker(path, True, problem="not a regular file")
-            data = f.read(MAX_MARKER_BYTES + 1)
+            data = _read_at_most(fd, MAX_MARKER_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return Marker(path, True, problem="cannot read it: %s" % (exc.strerror or exc,))
     if len(data) > MAX_MARKER_BYTES:
@@ -209,20 +211,78 @@ def _parse(path, lang):
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return Marker(path, True, problem="not valid UTF-8")
-    import configparser  # stdlib, only when a marker is parsed
+    sections = simple_ini(text)
+    if sections is None:  # not the plain INI every configparser reads alike: ask it
+        import configparser  # stdlib: re, enum, collections... (~30M instructions)
 
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text, source=path)
-    except configparser.Error as exc:
-        return Marker(path, True, problem=_describe(exc))
-    except Exception as exc:
-        return Marker(path, True, problem=_describe(exc))
-    if not parser.has_section(SECTION):
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(text, source=path)
+        except Exception as exc:  # configparser.Error, or anything it did not expect
+            return Marker(path, True, problem=_describe(exc))
+        sections = {name: dict(parser[name]) for name in parser.sections()}
+    if SECTION not in sections:
         return Marker(path, True, problem="no [%s] section" % SECTION)
-    section = parser[SECTION]
+    section = sections[SECTION]
     for key in _candidate_keys(lang):
-        value = section.get(key)  # option names are case-insensitive, as in pip
+        value = section.get(key.lower())  # option names are case-insensitive, as in pip
         if value is not None and value.strip():
             return Marker(path, True, text=value.strip("\n"), key=key)
     return Marker(path, True, problem="no Error key in [%s]" % SECTION)
+
+
+def _read_at_most(fd, limit):
+    """Up to ``limit`` bytes of the open regular file ``fd`` (``os.read``: ``os.fdopen``
+    would import ``io`` for one small file)."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def simple_ini(text):
+    """``{section: {option: value}}`` of ``text`` when it keeps to the INI that
+    ``configparser.ConfigParser(interpolation=None)`` reads the same way in every
+    CPython 3.8+ (pip reads the marker with it): ``[section]`` lines, ``option = value``
+    or ``option: value`` lines, both starting the line, values continued on lines
+    indented by spaces or tabs, blank lines, whole-line ``#`` and ``;`` comments.  None
+    for anything else (a DEFAULT section, a repeated section or option, an option
+    before any section, other indentation, a ``]`` inside a section name ...), which
+    configparser then reads and reports: a marker read this way costs no import."""
+    sections = {}
+    options = values = None  # the current section's options, the current option's lines
+    for line in text.split("\n"):  # as configparser's io.StringIO splits: "\n" only
+        stripped = line.strip()
+        if not stripped:
+            if values is not None:
+                values.append("")  # kept inside a value, trailing ones dropped below
+            continue
+        first = stripped[0]
+        if first in "#;":
+            continue  # a comment, anywhere: not part of any value
+        if line[0] in " \t":
+            if values is None:
+                return None
+            values.append(stripped)
+            continue
+        if line[0] != first:  # leading whitespace other than spaces and tabs
+            return None
+        if first == "[":
+            name = stripped[1:-1]
+            if not stripped.endswith("]") or not name or "]" in name or \
+                    name == "DEFAULT" or name in sections:
+                return None
+            options, values = sections.setdefault(name, {}), None
+            continue
+        cut = min(i for i in (stripped.find("="), stripped.find(":"), len(stripped)) if i >= 0)
+        option = stripped[:cut].rstrip().lower()
+        if options is None or cut == len(stripped) or not option or option in options:
+            return None
+        values = [stripped[cut + 1:].strip()]
+        options[option] = values
+    return {name: {option: "\n".join(lines).rstrip() for option, lines in opts.items()}
+            for name, opts in sections.items()}
