@@ -110,9 +110,9 @@ def _dpkg_run(info: str, lists: dict) -> None:
 
 
 def test_the_startup_file_index_answers_as_every_list_would(tmp_path):
-    """With ``index_dir`` (the probe's payload), the startup files no likely list names
-    are answered from an index of every list's startup files: made once, brought up to
-    date after a dpkg run by reading only the lists that changed, never trusted from a
+    """With ``index_dir`` (the probe's payload), startup files are answered from an index
+    of every list's startup files, as the lists answer: made once, brought up to date
+    after a dpkg run by reading only the lists that changed, never trusted from a
     directory or file another user could write."""
     site = "/usr/lib/python3/dist-packages"
     info = make_info(tmp_path / "db", {
