@@ -521,19 +521,26 @@ def _best(dists, module, top, rel, want):
     """The distribution with the strongest claim on ``module``, and that claim's score:
     5 its file is recorded, 4/3 the project is named after it, 2 top-level names
     list it, 1 only a name variant matches, 0 none."""
+    if rel is not None:
+        # The strongest claim first, from the file lists alone (a substring test of each
+        # one's text before any parse): a distribution whose list records the file wins
+        # without the others' METADATA and top_level.txt being read.
+        base, best = rel.rpartition("/")[2], None
+        for dist in dists:
+            if dist.may_list(base) and rel in (dist.files() or ()) and _prefer(dist, best):
+                best = dist
+        if best is not None:
+            return best, 5
     best, best_score = None, 0
     for dist in dists:
         score = 0
-        files = dist.files()
-        if rel is not None and files is not None and rel in files:
-            score = 5
-        elif dist.canonical_name == want and dist.claims(top):
+        if dist.canonical_name == want and dist.claims(top):
             score = 4
         elif dist.canonical_name == want:
             score = 3
         elif dist.top_level() is not None and top in dist.top_level():
             score = 2
-        elif files is not None:
+        elif dist.files() is not None:
             names = dist.top_level_from_files()
             score = 2 if names and top in names else 0
         elif "." not in module and top.lower() in metadata.name_variants(dist.name or ""):
