@@ -50,9 +50,9 @@ def test_loads_refuses_what_json_refuses(text):
 
 
 def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors():
-    code = ("import sys; from sitewarden.cli import main; "
-            "args = main._plain_args(['check', '--python', sys.executable, '--json']); "
-            "assert args is not None; main.check_data(args.python); "
+    code = ("import io, sys; from sitewarden.cli import main; out, sys.stdout = sys.stdout, "
+            "io.StringIO(); main.main(['check', '--python', sys.executable, '--json']); "
+            "sys.stdout = out; "
             "print(' '.join(sorted(m for m in ('json', 're', 'pathlib', 'argparse', "
             "'subprocess', 'shlex') if m in sys.modules)))\n"
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('sitewarden.detect'))))")
@@ -82,12 +82,12 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     (["check", "--python", "-x"], False), (["install"], False), ([], False),
 ])
 def test_plain_forms_skip_argparse_others_do_not(argv, plain):
-    from sitewarden.cli import main
+    from sitewarden.cli import commands, main
 
-    args = main._plain_args(argv)
+    args = main.plain_args(argv)
     assert (args is not None) == plain
     if plain:
-        parsed = main.build_parser().parse_args(argv)
+        parsed = commands.build_parser().parse_args(argv)
         assert vars(args) == vars(parsed)
 
 

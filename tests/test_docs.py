@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import CLI
-from sitewarden.cli.main import build_parser
+from sitewarden.cli.commands import build_parser
 from sitewarden.settings import TRUE_VALUES
 
 REPO = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ def _cwd():
 if sys.path and sys.path[0] in ("", _cwd()) and not getattr(sys.flags, "safe_path", 0):
     del sys.path[0]
 
-from .cli.main import main  # noqa: E402
+from .cli.main import script  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script()

@@ -1,4 +1,4 @@
-"""The ``sitewarden`` command line: install, uninstall, status, check."""
+"""The ``sitewarden`` commands: install, uninstall, status, check (run by :mod:`.main`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from .. import __version__, settings
 from ..detect.jsonout import dumps
 from ..detect.records import CheckReport, Finding, MarkerState
 from . import deployed, environment, targets
-from .errors import UsageError
+from .errors import EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from .render import Style, render_check, render_status, render_status_all
 from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, Sequence
+    from typing import Any
 
 EXAMPLES = """\
 examples:
@@ -48,8 +48,6 @@ exit status (one rule for every command; with --all, the highest over the interp
        as a closed pipe ends a command (128 + SIGPIPE)
 """
 
-#: Exit statuses (see EXAMPLES): the rule, and what ends a run early.
-EXIT_OK, EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
 def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
@@ -70,7 +68,7 @@ def _add_all_option(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse  # not for the plain forms of `check` and `status` (see _plain_args)
+    import argparse  # not for the plain forms of `check` and `status` (see main.plain_args)
 
     parser = argparse.ArgumentParser(
         prog="sitewarden",
@@ -280,8 +278,9 @@ def _print_one(args: argparse.Namespace, style: Style, data: Status | CheckRepor
             print(style.warn(note))
 
 
-def check_data(python: str | None) -> CheckReport:
-    target, data, startup = targets.check_target(python)
+def check_data(python: str | None, pending: targets.PendingCheck | None = None) -> CheckReport:
+    """``check``'s report on one target (``pending``: its probe, started already)."""
+    target, data, startup = (pending or targets.PendingCheck(python)).result()
     report = CheckReport.from_json(data)
     status = status_data(target, startup)
     report.guard = status.guard()
@@ -297,7 +296,8 @@ def _check_status(report: CheckReport | TargetFailure) -> int:
     return exit_status(report.findings)
 
 
-def cmd_check(args: argparse.Namespace, style: Style) -> int:
+def cmd_check(args: argparse.Namespace, style: Style,
+              pending: targets.PendingCheck | None = None) -> int:
     if args.all:
         items = _each(args, check_data)
         if args.json:
@@ -308,7 +308,7 @@ def cmd_check(args: argparse.Namespace, style: Style) -> int:
                 else "%s %s: %s" % (style.bad("error:"), r.python, r.error)
                 for r in items))
         return max(_check_status(r) for r in items)
-    report = check_data(args.python)
+    report = check_data(args.python, pending)
     _print_one(args, style, report, render_check)
     return _check_status(report)
 
@@ -324,68 +324,14 @@ COMMANDS = {"install": cmd_change, "uninstall": cmd_change, "status": cmd_status
             "check": cmd_check}
 
 
-class _PlainArgs:
-    """What argparse would make of a plain ``check``/``status`` command line."""
-
-    def __init__(self, command: str) -> None:
-        self.command, self.python, self.all, self.json = command, None, False, False
-
-
-def _plain_args(argv: Sequence[str]) -> _PlainArgs | None:
-    """``check`` and ``status`` with ``--json``, ``--all`` and ``--python EXE`` each at
-    most once, parsed without argparse (whose import, with gettext's, is a tenth of a
-    ``check``); None for anything else, which argparse parses (and reports)."""
-    if not argv or argv[0] not in ("check", "status"):
-        return None
-    args, rest = _PlainArgs(argv[0]), list(argv[1:])
-    while rest:
-        arg = rest.pop(0)
-        if arg in ("--json", "--all") and not getattr(args, arg[2:]):
-            setattr(args, arg[2:], True)
-        elif arg == "--python" and args.python is None and rest and \
-                not rest[0].startswith("-"):
-            args.python = rest.pop(0)
-        else:
-            return None
-    return args
-
-
-def _drop_current_directory() -> None:
-    """The CLI imports nothing from the current directory: ``PYTHONPATH=:/x`` (``export
-    PYTHONPATH=$PYTHONPATH:/x``) puts it on ``sys.path`` (``site`` makes the empty entry
-    absolute), and a ``random.py`` there is what ``check`` is run to report, not a module
-    for the CLI's own lazy imports (``tempfile`` imports ``random``).  sitewarden itself is
-    already imported; other entries stay (``python -m`` drops its own in ``__main__``)."""
-    try:
-        here = os.path.realpath(os.getcwd())
-    except OSError:  # a deleted directory: nothing on sys.path can name it usefully
-        here = None
-    sys.path[:] = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)
-                   and (here is None or os.path.realpath(p) != here)]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit status (see EXAMPLES).  A closed stdout (``sitewarden
-    status | head -1``) ends the run quietly with 141, as the Python documentation's
-    "Note on SIGPIPE" does it: the output still buffered goes to /dev/null, so the
-    interpreter's own flush at exit finds nothing to complain about."""
-    _drop_current_directory()
-    try:
-        try:
-            return _run(sys.argv[1:] if argv is None else list(argv))
-        finally:
-            sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return EXIT_BROKEN_PIPE
-
-
-def _run(argv: list[str]) -> int:
-    args = _plain_args(argv) or build_parser().parse_args(argv)
+def run(argv: list[str], args: Any = None, pending: targets.PendingCheck | None = None) -> int:
+    """Run the command of ``argv`` (``args``: its plain form, parsed already; ``pending``:
+    the probe of ``check``'s one target, started already); its exit status."""
+    args = args or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
+        if pending is not None:
+            return cmd_check(args, style, pending)
         return COMMANDS[args.command](args, style)
     except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)

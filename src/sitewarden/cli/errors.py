@@ -1,4 +1,7 @@
-"""Errors of the command line that are reported as one line, with exit status 2."""
+"""The command line's exit statuses, and its errors reported as one line (status 2)."""
+
+#: Exit statuses (see ``commands.EXAMPLES``): the rule, and what ends a run early.
+EXIT_OK, EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
 class UsageError(Exception):

@@ -10,11 +10,12 @@ import time
 from ..detect import probe
 from . import payload
 from .jsontext import loads
-from .state import StartupState
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import Any
+
+    from .state import StartupState
 
 PROBE_TIMEOUT = 120
 
@@ -67,41 +68,71 @@ def resolve_executable(python: str | None) -> str:
     return path
 
 
-def run_captured(argv: list[str], env: dict[str, str] | None,
-                 cwd: str | None = None) -> tuple[int, str, str]:
-    """``(returncode, stdout, stderr)`` of ``argv`` (an executable's path first), stdin
-    from /dev/null; TimeoutError after PROBE_TIMEOUT seconds (the process killed),
-    another OSError if it cannot be started."""
-    return _spawn(argv, env, cwd, False)[:3]
+class Spawned:
+    """A process started by :func:`spawn_reporting`; :meth:`finish` reads its answer."""
+
+    def __init__(self, pid: int, wait: Any, reads: list[int]) -> None:
+        self.pid, self._wait, self.reads = pid, wait, reads
+        self.deadline = time.monotonic() + PROBE_TIMEOUT
+
+    def finish(self) -> tuple[int, str, str, str]:
+        """``(returncode, stdout, stderr, what came through the pipe)``; TimeoutError at
+        the deadline (the process killed)."""
+        reads = self.reads
+        chunks: dict[int, list[bytes]] = {fd: [] for fd in reads}
+        poller = select.poll()
+        for fd in reads:
+            poller.register(fd, select.POLLIN)
+        open_fds = set(reads)
+        try:
+            while open_fds:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    os.kill(self.pid, 9)
+                    raise TimeoutError()
+                for fd, _event in poller.poll(left * 1000):
+                    data = os.read(fd, 65536)
+                    if data:
+                        chunks[fd].append(data)
+                    else:
+                        poller.unregister(fd)
+                        open_fds.discard(fd)
+        finally:
+            for fd in reads:
+                os.close(fd)
+            returncode = self._wait()
+        out, err, report = [b"".join(chunks[fd]).decode("utf-8", "replace")
+                            .replace("\r\n", "\n") for fd in reads]
+        return returncode, out, err, report
 
 
 def run_reporting(argv: list[str], env: dict[str, str] | None,
                   cwd: str | None = None) -> tuple[int, str, str, str]:
-    """As :func:`run_captured`, with a channel of its own for the answer: the write end
-    of a pipe, passed to the process, its number appended to ``argv``; returns
-    ``(returncode, stdout, stderr, what came through the pipe)``.  Whatever the
-    target's startup code prints on stdout or stderr stays out of the answer."""
-    return _spawn(argv, env, cwd, True)  # type: ignore[return-value]
+    """``(returncode, stdout, stderr, report)`` of ``argv`` (see :func:`spawn_reporting`)."""
+    return spawn_reporting(argv, env, cwd).finish()
 
 
-def _spawn(argv: list[str], env: dict[str, str] | None, cwd: str | None,
-           report: bool) -> tuple[Any, ...]:
-    """``(returncode, stdout, stderr[, report])`` of ``argv``: in this working directory
-    with ``posix_spawn`` and ``poll`` instead of ``subprocess``, whose imports
-    (threading, selectors, signal...) would cost every ``sitewarden check`` about a
-    tenth of its time; in ``cwd`` with ``subprocess`` (``posix_spawn`` cannot change
-    directory: only the ``-E -S`` facts probe and the status asks)."""
+def spawn_reporting(argv: list[str], env: dict[str, str] | None,
+                    cwd: str | None = None) -> Spawned:
+    """``argv`` (an executable's path first) started, stdin from /dev/null, with a
+    channel of its own for the answer: the write end of a pipe, passed to the
+    process, its number appended to ``argv``.  Whatever the target's startup code
+    prints on stdout or stderr stays out of the answer.  OSError if it cannot start.
+
+    In this working directory with ``posix_spawn`` and ``poll`` instead of
+    ``subprocess``, whose imports (threading, selectors, signal...) would cost every
+    ``sitewarden check`` about a tenth of its time; in ``cwd`` with ``subprocess``
+    (``posix_spawn`` cannot change directory: only the ``-E -S`` facts probe and the
+    status asks)."""
     fds: list[int] = []
     try:
-        for _ in range(3 if report else 2):
+        for _ in range(3):
             fds.extend(os.pipe())
-        out_w, err_w, rep_w = fds[1], fds[3], fds[5] if report else -1
-        if report:
-            argv = [*argv, str(rep_w)]
+        out_w, err_w, rep_w = fds[1], fds[3], fds[5]
+        argv = [*argv, str(rep_w)]
         env = os.environ if env is None else env
         if cwd is None:
-            if report:
-                os.set_inheritable(rep_w, True)  # the child's only extra descriptor
+            os.set_inheritable(rep_w, True)  # the child's only extra descriptor
             pid = os.posix_spawn(argv[0], argv, env, file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                 (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
@@ -113,7 +144,7 @@ def _spawn(argv: list[str], env: dict[str, str] | None, cwd: str | None,
             import subprocess  # posix_spawn cannot change directory (see above)
 
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
-                                    pass_fds=(rep_w,) if report else (), env=env, cwd=cwd)
+                                    pass_fds=(rep_w,), env=env, cwd=cwd)
             pid, wait = proc.pid, proc.wait
     except BaseException:
         for fd in fds:
@@ -121,32 +152,7 @@ def _spawn(argv: list[str], env: dict[str, str] | None, cwd: str | None,
         raise
     for fd in fds[1::2]:  # the write ends: the child has its own
         os.close(fd)
-    reads = fds[0::2]
-    chunks: dict[int, list[bytes]] = {fd: [] for fd in reads}
-    poller = select.poll()
-    for fd in reads:
-        poller.register(fd, select.POLLIN)
-    deadline, open_fds = time.monotonic() + PROBE_TIMEOUT, set(reads)
-    try:
-        while open_fds:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, 9)
-                raise TimeoutError()
-            for fd, _event in poller.poll(left * 1000):
-                data = os.read(fd, 65536)
-                if data:
-                    chunks[fd].append(data)
-                else:
-                    poller.unregister(fd)
-                    open_fds.discard(fd)
-    finally:
-        for fd in reads:
-            os.close(fd)
-        returncode = wait()
-    texts = [b"".join(chunks[fd]).decode("utf-8", "replace").replace("\r\n", "\n")
-             for fd in reads]
-    return (returncode, *texts)
+    return Spawned(pid, wait, fds[0::2])
 
 
 def last_line(text: str) -> str:
@@ -192,14 +198,26 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
                  cwd: str | None = None) -> tuple[Any, str]:
     """``(report, the target's stderr)`` of the probe ``kind`` (see ``probe.main``),
     read from its own pipe (``probe.BOOTSTRAP``)."""
+    return _payload_answer(executable, _start_payload(executable, kind, flags, env, cwd))
+
+
+def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
+                   cwd: str | None = None) -> Spawned:
+    """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it."""
     root = payload.payload_dir()
     argv = [executable, *flags, "-c", probe.BOOTSTRAP, root, kind]
     try:
-        returncode, stdout, stderr, report = run_reporting(argv, env, cwd)
-    except TimeoutError:
-        raise TargetError("%s: no answer within %d s" % (executable, PROBE_TIMEOUT)) from None
+        return spawn_reporting(argv, env, cwd)
     except OSError as exc:
         raise TargetError("%s: cannot run it: %s" % (executable, exc.strerror or exc)) from None
+
+
+def _payload_answer(executable: str, spawned: Spawned) -> tuple[Any, str]:
+    """``(report, the target's stderr)`` of a probe :func:`_start_payload` started."""
+    try:
+        returncode, stdout, stderr, report = spawned.finish()
+    except TimeoutError:
+        raise TargetError("%s: no answer within %d s" % (executable, PROBE_TIMEOUT)) from None
     began = report.startswith(probe.REPORT_HEADER)
     try:
         data = loads(report[len(probe.REPORT_HEADER):]) if began else None
@@ -234,28 +252,40 @@ def run_check(target: Target) -> dict[str, Any]:
     return _run_payload(target.executable, "check", [], env)[0]
 
 
-def check_target(python: str | None) -> tuple[Target, dict[str, Any], StartupState]:
-    """``(target, check report, startup status)`` from one normal start of the target
-    (probe ``full``).  When that start fails (a broken guard, a broken ``.pth``), the
-    three separate probes take over: facts with ``-E -S``, the check with the guard
-    disabled, and a plain start for the status (which then carries its stderr).
-    The status's ``stderr`` is what that start wrote on stderr."""
-    executable = resolve_executable(python)
-    env = dict(os.environ)
-    env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
-    try:
-        data, stderr = _run_payload(executable, "full", [], env)
-        startup = StartupState.from_json(data["startup"])
-        startup.stderr = stderr
-        return Target(executable, data["facts"]), data["check"], startup
-    except (TargetError, KeyError, TypeError, AttributeError):
-        target = probe_target(executable)
-        return target, run_check(target), startup_status(target)
+class PendingCheck:
+    """``check``'s probe of one target (``full``), started when made (the CLI goes on
+    loading its own modules meanwhile); :meth:`result` waits for it."""
+
+    def __init__(self, python: str | None) -> None:
+        self.executable = resolve_executable(python)
+        env = dict(os.environ)
+        env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
+        self._spawned = _start_payload(self.executable, "full", [], env)
+
+    def result(self) -> tuple[Target, dict[str, Any], StartupState]:
+        """``(target, check report, startup status)`` from one normal start of the
+        target.  When that start fails (a broken guard, a broken ``.pth``), the three
+        separate probes take over: facts with ``-E -S``, the check with the guard
+        disabled, and a plain start for the status (which then carries its stderr).
+        The status's ``stderr`` is what that start wrote on stderr."""
+        from .state import StartupState  # the records load while the probe runs
+
+        executable = self.executable
+        try:
+            data, stderr = _payload_answer(executable, self._spawned)
+            startup = StartupState.from_json(data["startup"])
+            startup.stderr = stderr
+            return Target(executable, data["facts"]), data["check"], startup
+        except (TargetError, KeyError, TypeError, AttributeError):
+            target = probe_target(executable)
+            return target, run_check(target), startup_status(target)
 
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:
     """Start the target normally and report whether the guard got loaded (``stderr``:
     what that start wrote there; ``error``: why there is no answer)."""
+    from .state import StartupState  # not before a check's probe is started (PendingCheck)
+
     env = dict(os.environ if env is None else env)
     env.pop("SITEWARDEN_DISABLE", None)
     try:

@@ -20,10 +20,10 @@ FACTS_FORMAT = 1
 
 def _sitecustomize_location(search_path):
     """The file ``import sitecustomize`` would load, searched on the site-enabled path."""
-    from importlib.machinery import PathFinder  # after _stdlib_first: from the stdlib
+    finder = sys.modules["_frozen_importlib_external"].PathFinder  # loaded at startup
 
     try:
-        spec = PathFinder.find_spec("sitecustomize", search_path)
+        spec = finder.find_spec("sitecustomize", search_path)
     except Exception:
         _swallowed("locating sitecustomize")
         return None

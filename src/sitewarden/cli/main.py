@@ -1,0 +1,113 @@
+"""The ``sitewarden`` command's entry point.
+
+A ``check`` is two processes: this one and the probe it runs in the target (which
+starts that interpreter and collects the report there).  So the probe is started
+first, from the plain command line, and the commands' own modules (:mod:`.commands`:
+records, rendering, deployments...) load while it runs: on two cores they cost the
+check nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import targets
+from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
+
+TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
+if TYPE_CHECKING:
+    from typing import Sequence
+
+
+class PlainArgs:
+    """What argparse would make of a plain ``check``/``status`` command line."""
+
+    def __init__(self, command: str) -> None:
+        self.command, self.python, self.all, self.json = command, None, False, False
+
+
+def plain_args(argv: Sequence[str]) -> PlainArgs | None:
+    """``check`` and ``status`` with ``--json``, ``--all`` and ``--python EXE`` each at
+    most once, parsed without argparse (whose import, with gettext's, is a tenth of a
+    ``check``); None for anything else, which argparse parses (and reports)."""
+    if not argv or argv[0] not in ("check", "status"):
+        return None
+    args, rest = PlainArgs(argv[0]), list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("--json", "--all") and not getattr(args, arg[2:]):
+            setattr(args, arg[2:], True)
+        elif arg == "--python" and args.python is None and rest and \
+                not rest[0].startswith("-"):
+            args.python = rest.pop(0)
+        else:
+            return None
+    return args
+
+
+def _drop_current_directory() -> None:
+    """The CLI imports nothing from the current directory: ``PYTHONPATH=:/x`` (``export
+    PYTHONPATH=$PYTHONPATH:/x``) puts it on ``sys.path`` (``site`` makes the empty entry
+    absolute), and a ``random.py`` there is what ``check`` is run to report, not a module
+    for the CLI's own lazy imports (``tempfile`` imports ``random``).  sitewarden itself is
+    already imported; other entries stay (``python -m`` drops its own in ``__main__``)."""
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # a deleted directory: nothing on sys.path can name it usefully
+        here = None
+    sys.path[:] = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)
+                   and (here is None or os.path.realpath(p) != here)]
+
+
+def _start_check(args: PlainArgs | None) -> targets.PendingCheck | None:
+    """The probe of a plain ``check`` of one target, started; None for any other
+    command, or a target that cannot be started (the command then reports why)."""
+    if args is None or args.command != "check" or args.all:
+        return None
+    try:
+        return targets.PendingCheck(args.python)
+    except targets.TargetError:
+        return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status (see ``commands.EXAMPLES``).  A closed stdout
+    (``sitewarden status | head -1``) ends the run quietly with 141, as the Python
+    documentation's "Note on SIGPIPE" does it: the output still buffered goes to
+    /dev/null, so the interpreter's own flush at exit finds nothing to complain about."""
+    _drop_current_directory()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        try:
+            args = plain_args(argv)
+            pending = _start_check(args)
+            from . import commands  # while the probe runs (see the module docstring)
+
+            return commands.run(argv, args, pending)
+        finally:
+            sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:  # before the command ran (commands.run reports its own)
+        return EXIT_INTERRUPTED
+
+
+def script() -> None:
+    """The ``sitewarden`` command (console script, ``/usr/bin/sitewarden``, ``python -m
+    sitewarden``): :func:`main`, then out at once.  Nothing is left to do once the output
+    is flushed and the exit handlers have run, and the interpreter's own teardown of
+    every module the command loaded would cost a ``check`` a tenth of its time (~4 ms)."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed early (main answered 141) or closed
+            pass
+    import atexit  # built in: the handlers registered (a temporary runtime tree's removal)
+
+    atexit._run_exitfuncs()
+    os._exit(status)
