@@ -22,10 +22,9 @@ def dumps(obj, indent=2):
         _json = None
     if _json is not None:
         try:
-            if indent is None:
-                encode = _compact(_json)
-                if encode is not None:
-                    return "".join(encode(obj, 0))
+            encode = _compact(_json) if indent is None else _indented(_json, " " * indent)
+            if encode is not None:
+                return "".join(encode(obj, 0))
             out = []
             _encode(obj, out, "\n", " " * (indent or 0), _json.encode_basestring_ascii)
             return "".join(out)
@@ -48,6 +47,26 @@ def _compact(_json):
                                   ": ", ", ", True, False, True)
     except (AttributeError, TypeError):
         return None
+
+
+#: Whether this ``_json``'s encoder writes indented JSON (CPython 3.13+, where ``json``
+#: itself uses it so): None until asked.
+_C_INDENT = []
+
+
+def _indented(_json, step):
+    """``_json``'s encoder as ``json.dumps(obj, indent=len(step), sort_keys=True)`` makes
+    it on CPython 3.13+, or None where it does not indent (older ones ignore the indent:
+    a sample tells, once)."""
+    try:
+        encode = _json.make_encoder(None, _unsupported, _json.encode_basestring_ascii, step,
+                                    ": ", ",", True, False, True)
+        if not _C_INDENT:
+            _C_INDENT.append("".join(encode({"a": [1]}, 0)) == '{\n%s"a": [\n%s1\n%s]\n}'
+                             % (step, step * 2, step))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return encode if _C_INDENT[0] else None
 
 
 def _encode(obj, out, newline, step, quote):
