@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,39 @@ def test_owners_through_a_symbolic_link(tmp_path):
                                 "python3.99-conf": [str(target)]})
     assert dpkg_owners([str(link)], info=info) == {str(link): "libpython3.99-minimal"}
     assert dpkg_owners([str(target)], info=info) == {str(target): "python3.99-conf"}
+
+
+def test_the_index_ranks_lists_as_the_search_reads_them(tmp_path):
+    """Where two lists name one startup file (a diversion), or a link and its target are
+    named by different packages, the index answers what the search answers: the list the
+    search reads first (a likely package's before the others', each in name order), not
+    the first in name order, and the same whatever the hash seed."""
+    site = "/usr/lib/python3/dist-packages"
+    target = tmp_path / "etc" / "sitecustomize.py"
+    target.parent.mkdir()
+    target.write_text("")
+    link = tmp_path / "lib" / "sitecustomize.py"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    info = make_info(tmp_path / "db", {
+        "aaa-divert": [site + "/x.pth"], "python3-x": [site + "/x.pth"],
+        "aaa-link": [str(link)], "python3-target": [str(target)],
+    })
+    Path(tmp_path / "db" / "status").write_text("")
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    paths = [site + "/x.pth", str(link)]
+    expected = {site + "/x.pth": "python3-x", str(link): "python3-target"}
+    assert dpkg_owners(paths, info=info) == expected
+    for _ in range(2):  # built, then read back
+        assert dpkg_owners(paths, info=info, index_dir=str(cache)) == expected
+    code = ("import sys; sys.path[:0] = [%r]; from sitewarden.detect.owners import "
+            "dpkg_owners; print(sorted(dpkg_owners(%r, info=%r, index_dir=%r).items()))"
+            % (str(Path(__file__).resolve().parents[1] / "src"), paths, info, str(cache)))
+    for seed in ("1", "2", "3"):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONHASHSEED=seed), check=True)
+        assert proc.stdout.strip() == str(sorted(expected.items()))
 
 
 def test_owners_agree_with_dpkg_on_this_machine():

@@ -55,29 +55,35 @@ def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=(), index_dir=Non
     and again whenever dpkg's database changes (:func:`_index`): two ``stat`` calls and
     one small read where the search lists the info directory (~3,000 names on Debian
     12) and reads the likely lists.  ``{}`` without dpkg."""
-    # (needle, the same at the start of a list, at its end, path): a list is one path a line
+    # (needle, the same at the start of a list, at its end, path): a list is one path a
+    # line; the path as written, then as resolved (in that order, whatever the hash seed)
     wanted = []
     for path in paths:
-        for variant in {path, os.path.realpath(path)}:
+        real = os.path.realpath(path)
+        for variant in (path, real) if real != path else (path,):
             needle = b"\n" + os.fsencode(variant) + b"\n"
             wanted.append((needle, needle[1:], needle[:-1], path))
     if not wanted:
         return {}
     out = {}
-    if index_dir is not None and all(w[2][1:].endswith(INDEXED) for w in wanted):
+    if index_dir is not None and guess is None and \
+            all(w[2][1:].endswith(INDEXED) for w in wanted):
         index = _index(info, index_dir)
         if index is not None:
+            # Each path's owner: the list the search would read first, of those naming
+            # either form of it (the index keeps each listed path's first list, ranked).
+            best = {}
             for w in wanted:
                 found = index.get(w[2][1:])
-                if found and w[3] not in out:
-                    out[w[3]] = found
-            return out
+                if found is not None and (w[3] not in best or found < best[w[3]]):
+                    best[w[3]] = found
+            return {path: package for path, (_rank, package) in best.items()}
     try:
         names = [n for n in os.listdir(info) if n.endswith(".list")]
     except OSError:
         return {}
     likely, rest = [], []
-    for name in sorted(names):
+    for name in _search_order(names):
         package = package_of(name)
         if package == guess:
             likely.insert(0, (package, name))
@@ -88,6 +94,14 @@ def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=(), index_dir=Non
         return out
     _search(info, rest, wanted, out, likely_only)
     return out
+
+
+def _search_order(names):
+    """The lists ``names`` in the order the search reads them (without a guess): the
+    likely packages' in name order, then the others in name order."""
+    names = sorted(names)
+    return ([n for n in names if package_of(n).startswith(LIKELY)]
+            + [n for n in names if not package_of(n).startswith(LIKELY)])
 
 
 def _search(info, group, wanted, out, likely_only):
@@ -144,7 +158,7 @@ def _read_fd(fd):
 #: about (``site``'s ``.pth`` and ``.start`` files, ``sitecustomize``, ``usercustomize``).
 INDEXED = (b".pth", b".start", b"/sitecustomize.py", b"/usercustomize.py")
 #: The index file's first line starts so; the rest of it is the state of the database.
-INDEX_FORMAT = "sitewarden dpkg startup-file index 1"
+INDEX_FORMAT = "sitewarden dpkg startup-file index 2"
 
 
 def _database_state(info):
@@ -171,8 +185,9 @@ def _private(st):
 
 
 def _index(info, index_dir):
-    """``{path (bytes): package}`` for every startup file the lists of ``info`` name
-    (in name order, the first list to name a path owns it): read from ``index_dir``
+    """``{path (bytes): (rank, package)}`` for every startup file the lists of ``info``
+    name: the first list to name it in the search's order (:func:`_search_order`), and
+    that list's place in the order: read from ``index_dir``
     when it was made from the database as it is now, else brought up to date there,
     reading again only the lists that changed (the others are known by inode, size and
     times).  None when ``index_dir`` is not private to this user (another user could
@@ -189,7 +204,7 @@ def _index(info, index_dir):
     if answers is not None:
         return answers
     try:
-        names = sorted(n for n in os.listdir(info) if n.endswith(".list"))
+        names = _search_order(n for n in os.listdir(info) if n.endswith(".list"))
     except OSError:
         return None
     lists = {}
@@ -206,9 +221,9 @@ def _index(info, index_dir):
         if data is not None:  # unreadable: as the search, known by no path
             lists[name] = (sig, list(_startup_lines(data)))
     answers = {}
-    for name in names:
+    for rank, name in enumerate(names):
         for listed in lists.get(name, ((), ()))[1]:
-            answers.setdefault(listed, package_of(name))
+            answers.setdefault(listed, (rank, package_of(name)))
     if (_database_state(info) or (None,))[0] == state:  # dpkg ran meanwhile: do not keep it
         _write_index(path, state, names, lists)
     return answers
@@ -227,7 +242,8 @@ def _startup_lines(data):
 
 
 # The index file: its first line is INDEX_FORMAT and the database's state; then a line
-# "P <tab> list <tab> path" for each startup file a list names (what a check reads), then
+# "P <tab> list <tab> path" for each startup file a list names, the lists in the search's
+# order (what a check reads), then
 # "L <tab> list <tab> inode size mtime ctime" for each list (what an update reads).
 
 
@@ -247,14 +263,15 @@ def _read_index(path, state):
         os.close(fd)
     head, _, body = data.partition(b"\n")
     fresh = head == state.encode("ascii")
-    answers, known = {}, {}
+    answers, known, ranks = {}, {}, {}
     for line in body.split(b"\n"):
         kind, _, rest = line.partition(b"\t")
         name, _, value = rest.partition(b"\t")
         name = name.decode("utf-8", "surrogateescape")
         if kind == b"P":
-            if fresh:
-                answers.setdefault(value, package_of(name))
+            if fresh:  # the lists come in the search's order: rank them so
+                rank = ranks.setdefault(name, len(ranks))
+                answers.setdefault(value, (rank, package_of(name)))
             else:
                 known.setdefault(name, [None, []])[1].append(value)
         elif kind == b"L":
