@@ -48,3 +48,35 @@ def test_colour_only_on_a_terminal_and_never_with_no_color():
     piped = subprocess.run([*CLI, "status", "--python", sys.executable], capture_output=True,
                            text=True, env=env)
     assert piped.returncode == 0 and "\033[" not in piped.stdout
+
+
+def test_exit_status_stands_with_stdout_or_stderr_closed(tmp_path):
+    """The command ends with os._exit once its output is flushed: started with stderr
+    (or stdout) closed, it still exits with the command's own status."""
+    argv = " ".join([*CLI, "status", "--python", sys.executable])
+    statuses = []
+    for redirect in (">/dev/null 2>/dev/null", ">/dev/null 2>&-", "2>/dev/null >&-"):
+        proc = subprocess.run(["sh", "-c", "%s %s; echo $?" % (argv, redirect)],
+                              capture_output=True, text=True)
+        statuses.append(proc.stdout.strip())
+    assert statuses[0] in ("0", "1") and statuses == [statuses[0]] * 3, statuses
+
+
+def test_a_started_probe_is_stopped_when_the_command_ends_first(tmp_path):
+    """``check`` starts its probe before the rest of the CLI loads; if the command ends
+    before reading it (Ctrl-C meanwhile), the probe is killed and reaped, not orphaned."""
+    from sitewarden.cli import targets
+
+    slow = tmp_path / "python3"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    pending = targets.PendingCheck(str(slow))
+    pid = pending._spawned.pid
+    os.kill(pid, 0)  # running
+    pending.cancel()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        raise AssertionError("the probe %d still runs" % pid)

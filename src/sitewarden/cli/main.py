@@ -82,11 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = plain_args(argv)
             pending = _start_check(args)
-            from . import commands  # while the probe runs (see the module docstring)
-
+            try:
+                from . import commands  # while the probe runs (see the module docstring)
+            except BaseException:  # Ctrl-C meanwhile: the probe goes too, not orphaned
+                if pending is not None:
+                    pending.cancel()
+                raise
             return commands.run(argv, args, pending)
         finally:
-            sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
+            if sys.stdout is not None:  # None: started with descriptor 1 closed
+                sys.stdout.flush()  # here, not at exit: a closed pipe is reported below
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -104,7 +109,8 @@ def script() -> None:
     status = main()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: started with that descriptor closed
+                stream.flush()
         except (OSError, ValueError):  # closed early (main answered 141) or closed
             pass
     import atexit  # built in: the handlers registered (a temporary runtime tree's removal)

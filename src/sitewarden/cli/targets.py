@@ -75,6 +75,16 @@ class Spawned:
         self.pid, self._wait, self.reads = pid, wait, reads
         self.deadline = time.monotonic() + PROBE_TIMEOUT
 
+    def cancel(self) -> None:
+        """Kill the process and reap it, its answer unread."""
+        try:
+            os.kill(self.pid, 9)
+        except OSError:  # gone already
+            pass
+        for fd in self.reads:
+            os.close(fd)
+        self._wait()
+
     def finish(self) -> tuple[int, str, str, str]:
         """``(returncode, stdout, stderr, what came through the pipe)``; TimeoutError at
         the deadline (the process killed)."""
@@ -261,6 +271,10 @@ class PendingCheck:
         env = dict(os.environ)
         env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
         self._spawned = _start_payload(self.executable, "full", [], env)
+
+    def cancel(self) -> None:
+        """Stop the probe (the command ends before reading it)."""
+        self._spawned.cancel()
 
     def result(self) -> tuple[Target, dict[str, Any], StartupState]:
         """``(target, check report, startup status)`` from one normal start of the
