@@ -153,15 +153,16 @@ def compare_instructions(name: str, baseline: tuple[list[str], dict[str, str]],
                          candidate: tuple[list[str], dict[str, str]],
                          repeat: int = 3,
                          prefixes: tuple[list[str], list[str]] = ([], []),
-                         children: bool = False) -> Comparison | None:
+                         children: bool = False,
+                         valgrind: str | None = None) -> Comparison | None:
     """Interleaved instruction counts (in millions, reported in the ms columns).
     ``prefixes``: commands to run valgrind under (``nsenter ...``), baseline's and
-    candidate's."""
+    candidate's; ``valgrind``: its path there (as :func:`instructions`)."""
     a, b = Sample(), Sample()
     for _ in range(repeat):
         for (argv, env), sample, prefix in ((baseline, a, prefixes[0]),
                                             (candidate, b, prefixes[1])):
-            n = instructions(argv, env, prefix, children)
+            n = instructions(argv, env, prefix, children, valgrind)
             if n is None:
                 return None
             sample.seconds.append(n / 1e6)

@@ -378,31 +378,46 @@ def shadow_index(ctx: Context) -> list[dict[str, object]]:
     return rows
 
 
-def _installed_cli(ctx: Context, python: str | None = None) -> list[str]:
+def _installed_cli(ctx: Context, python: str | None = None, place: _Place | None = None
+                   ) -> list[str]:
     """The `sitewarden` command as users install it, run by ``python`` (default: this
     one): a wheel's files in a venv of that interpreter (not the editable development
     install, whose import hook costs every start ~10 ms), started by a script like the
-    Debian package's ``/usr/bin/sitewarden`` (pip's generated scripts also import ``re``,
-    ``python -m`` imports ``runpy``: each ~20M instructions more)."""
+    Debian package's ``/usr/bin/sitewarden`` (``-IS``, its directory appended to
+    ``sys.path``; pip's generated scripts also run ``site`` and import ``re``, ``python -m``
+    imports ``runpy``: each ~20M instructions more).  With ``place`` (a
+    root's), the venv is made by that place's ``python`` inside it, in a host temp dir
+    the place sees at the same path."""
     python = python or sys.executable
-    venv = ctx.tmp / ("cli-venv-%s" % hashlib.sha1(python.encode()).hexdigest()[:8])
+    key = python if place is None else "%s:%s" % (place.label, python)
+    venv = ctx.tmp / ("cli-venv-%s" % hashlib.sha1(key.encode()).hexdigest()[:8])
     script = venv / "bin" / "sitewarden"
+
+    def run(argv: list[str]) -> str:
+        if place is None:
+            return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        proc = place.run(argv)
+        if proc.returncode:
+            raise RuntimeError("%s: %s" % (" ".join(argv), proc.stderr[-500:]))
+        return proc.stdout
+
     if not script.exists():
         src = ctx.tmp / "cli-src"
         if not src.exists():
             shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
                 ".venv", ".git", "build", "*.egg-info", "__pycache__"))
-        subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
-        site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; "
-                               "print(sysconfig.get_paths()['purelib'])"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        ctx.tmp.chmod(0o755)  # seen by the roots' interpreters too
+        run([python, "-m", "venv", "--without-pip", str(venv)])
+        site = run([str(venv / "bin" / "python"), "-c", "import sysconfig; "
+                    "print(sysconfig.get_paths()['purelib'])"]).strip()
         import packaging
 
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
                         "--no-compile", "--target", site, str(src),
                         "packaging==%s" % packaging.__version__], check=True)
-        script.write_text("#!%s\nimport sys\n\nfrom sitewarden.cli.main import main\n\n"
-                          "sys.exit(main())\n" % (venv / "bin" / "python"))
+        script.write_text("#!%s -IS\nimport sys\n\nsys.path.append(%r)\n"
+                          "from sitewarden.cli.main import script\n\nscript()\n"
+                          % (venv / "bin" / "python", site))
         script.chmod(0o755)
     return [str(script)]
 
