@@ -62,14 +62,20 @@ def test_owners_from_a_database_built_here(tmp_path):
         assert dpkg_owners([site + "/x.pth"], info=info) == {}
 
 
-def test_owners_through_a_symbolic_link(tmp_path):
-    """Debian's ``sitecustomize.py`` is a link into ``/etc``: the list names the link."""
+def linked_sitecustomize(tmp_path: Path) -> tuple:
+    """``(link, target)``: a ``sitecustomize.py`` linked into an ``etc``, as Debian's."""
     target = tmp_path / "etc" / "sitecustomize.py"
     target.parent.mkdir()
     target.write_text("")
     link = tmp_path / "lib" / "sitecustomize.py"
     link.parent.mkdir()
     link.symlink_to(target)
+    return link, target
+
+
+def test_owners_through_a_symbolic_link(tmp_path):
+    """Debian's ``sitecustomize.py`` is a link into ``/etc``: the list names the link."""
+    link, target = linked_sitecustomize(tmp_path)
     info = make_info(tmp_path, {"libpython3.99-minimal": [str(link)],
                                 "python3.99-conf": [str(target)]})
     assert dpkg_owners([str(link)], info=info) == {str(link): "libpython3.99-minimal"}
@@ -82,12 +88,7 @@ def test_the_index_ranks_lists_as_the_search_reads_them(tmp_path):
     search reads first (a likely package's before the others', each in name order), not
     the first in name order, and the same whatever the hash seed."""
     site = "/usr/lib/python3/dist-packages"
-    target = tmp_path / "etc" / "sitecustomize.py"
-    target.parent.mkdir()
-    target.write_text("")
-    link = tmp_path / "lib" / "sitecustomize.py"
-    link.parent.mkdir()
-    link.symlink_to(target)
+    link, target = linked_sitecustomize(tmp_path)
     info = make_info(tmp_path / "db", {
         "aaa-divert": [site + "/x.pth"], "python3-x": [site + "/x.pth"],
         "aaa-link": [str(link)], "python3-target": [str(target)],
