@@ -8,6 +8,7 @@ import pytest
 
 from harness import roots
 from harness.ini_corpus import run_check
+from harness.startup_lines import KNOWN_CHECK
 
 pytestmark = [pytest.mark.debian, pytest.mark.roots]
 
@@ -99,3 +100,12 @@ def test_marker_read_without_configparser_agrees_there(root_ns):
                    "print(marker.simple_ini(text) is not None, m.problem, "
                    "'configparser' in sys.modules)", src, str(ns.marker)])
     assert proc.stdout.split() == ["True", "None", "False"], proc.stdout + proc.stderr
+
+
+def test_known_startup_lines_agree_with_their_syntax_tree_there(root_ns):
+    """``startup_checks.KNOWN_LINES`` is what the root interpreter's own syntax tree says
+    of the line (3.13's, 3.14's and 3.15's parsers)."""
+    ns = root_ns
+    proc = ns.run([ns.executable, "-I", "-S", "-c", KNOWN_CHECK, ns.cli_argv[-2]])
+    assert proc.returncode == 0 and proc.stdout.startswith(
+        "ModuleNotFoundError: No module named '_distutils_hack'"), proc.stdout + proc.stderr

@@ -26,8 +26,15 @@ hermetic CPythons, Debian 12's python in a mount namespace, Debian 13, sid's 3.1
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
+import pytest
+
+import sitewarden
 from harness.dists import make_dist
+from harness.interpreters import pyenv_interpreters
+from harness.startup_lines import KNOWN_CHECK
 
 BROKEN = b"import swr_no_such_module_xyz\nimport sys; sys.swr_after = 1\n"
 PAYLOAD = b"import sys; exec('sys.swr_payload_ran = 1')\n"
@@ -175,3 +182,20 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
                 % local) in start.stderr, start.stderr
         assert "swr_started_not_run" not in start.stderr, start.stderr
     json.dumps(report)  # the whole report stays JSON
+
+
+# ------------------------------------------- judged without compile() where the line is known
+
+@pytest.mark.parametrize("python", [pytest.param(i.executable, id=i.id)
+                                    for i in pyenv_interpreters()])
+def test_known_lines_are_judged_as_their_syntax_tree_says(python):
+    """``startup_checks.KNOWN_LINES`` (setuptools' ``distutils-precedence.pth`` line, which
+    every stock Debian has: judged without a first ``compile()``) is what
+    ``line_imports`` reads from the line on this interpreter; and judged so, a missing
+    ``_distutils_hack`` (no site-packages here: ``-S``) still fails at every start."""
+    src = Path(sitewarden.__file__).resolve().parent.parent
+    proc = subprocess.run([python, "-I", "-S", "-c", KNOWN_CHECK, str(src)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[0] == (
+        "ModuleNotFoundError: No module named '_distutils_hack'"), proc.stdout

@@ -118,37 +118,50 @@ def line_error(line):
     names it (``ModuleNotFoundError: No module named 'x'``), or None: it compiles, and
     every module it imports by name is loaded, or found (when only conditionally
     imported).  Nothing is run."""
-    try:
-        compile(line, "<string>", "exec", dont_inherit=True)
-        tree = compile(line, "<string>", "exec", _ONLY_AST, dont_inherit=True)
-    except SyntaxError as exc:
-        return "SyntaxError: %s" % (exc.msg,)
-    except ValueError as exc:  # a NUL byte
-        return "SyntaxError: %s" % (exc,)
-    unconditional = True
-    for stmt in tree.body:
-        kind = type(stmt).__name__
-        if kind == "Import":
-            for alias in stmt.names:
-                err = _module_error(alias.name, unconditional)
-                if err:
-                    return err
-            continue
-        if kind == "ImportFrom" and not stmt.level:
-            err = _module_error(stmt.module or "", unconditional)
-            if err:
-                return err
-            continue
-        for node in _walk(stmt):
-            err = _dunder_import_error(node)
-            if err:
-                return err
-        unconditional = False  # anything else may branch: judge only what is certain
+    checks = KNOWN_LINES.get(line.rstrip())
+    if checks is None:
+        try:
+            checks = line_imports(line)
+        except SyntaxError as exc:
+            return "SyntaxError: %s" % (exc.msg,)
+        except ValueError as exc:  # a NUL byte
+            return "SyntaxError: %s" % (exc,)
+    for name, unconditional, attrs in checks:
+        err = _module_error(name, unconditional) or (
+            _attr_error(name, attrs) if attrs is not None else None)
+        if err:
+            return err
     return None
 
 
-def _dunder_import_error(node):
-    """``__import__('x')`` (and ``__import__('x').y``) with a constant name."""
+def line_imports(line):
+    """The imports ``exec(line)`` makes, in order, as ``(module, unconditional, the
+    attributes it then takes or None)``, read from the line's syntax tree: an ``import``
+    statement before anything that may branch is unconditional; ``__import__('x').y``
+    anywhere is conditional.  SyntaxError (ValueError for a NUL byte) when it does not
+    compile."""
+    compile(line, "<string>", "exec", dont_inherit=True)
+    tree = compile(line, "<string>", "exec", _ONLY_AST, dont_inherit=True)
+    checks, unconditional = [], True
+    for stmt in tree.body:
+        kind = type(stmt).__name__
+        if kind == "Import":
+            checks.extend((alias.name, unconditional, None) for alias in stmt.names)
+            continue
+        if kind == "ImportFrom" and not stmt.level:
+            checks.append((stmt.module or "", unconditional, None))
+            continue
+        for node in _walk(stmt):
+            found = _dunder_import(node)
+            if found is not None:
+                checks.append(found)
+        unconditional = False  # anything else may branch: judge only what is certain
+    return checks
+
+
+def _dunder_import(node):
+    """``(name, False, attributes)`` of ``__import__('x')`` (or ``__import__('x').y``)
+    with a constant name, else None."""
     kind = type(node).__name__
     attrs = []
     while kind == "Attribute":
@@ -160,8 +173,20 @@ def _dunder_import_error(node):
     if not node.args or type(node.args[0]).__name__ != "Constant" \
             or not isinstance(node.args[0].value, str):
         return None
-    name = node.args[0].value
-    return _module_error(name, False) or _attr_error(name, attrs)
+    return node.args[0].value, False, tuple(attrs)
+
+
+#: What :func:`line_imports` reads from the import line of setuptools'
+#: ``distutils-precedence.pth`` (Debian 12, 13 and sid ship it so): a start's first
+#: ``compile()`` costs ~10M instructions (CPython builds its syntax-tree types), which a
+#: stock system's ``check`` need not pay for it.  ``tests/test_startup_inventory.py``
+#: holds the table to :func:`line_imports` on every interpreter.
+KNOWN_LINES = {
+    "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') "
+    "== 'local'; enabled and __import__('_distutils_hack').add_shim();": [
+        ("os", True, None), ("_distutils_hack", False, ("add_shim",)),
+        ("_distutils_hack", False, ())],
+}
 
 
 def entry_point_error(text):
