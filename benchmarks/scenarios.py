@@ -383,9 +383,9 @@ def _installed_cli(ctx: Context, python: str | None = None, place: _Place | None
     """The `sitewarden` command as users install it, run by ``python`` (default: this
     one): a wheel's files in a venv of that interpreter (not the editable development
     install, whose import hook costs every start ~10 ms), started by a script like the
-    Debian package's ``/usr/bin/sitewarden`` (``-IS``, its directory appended to
-    ``sys.path``; pip's generated scripts also run ``site`` and import ``re``, ``python -m``
-    imports ``runpy``: each ~20M instructions more).  With ``place`` (a
+    Debian package's ``/usr/bin/sitewarden`` (:func:`_debian_cli_script`: ``-IS``, its
+    directory appended to ``sys.path``; pip's generated scripts also run ``site`` and import
+    ``re``, ``python -m`` imports ``runpy``: each ~20M instructions more).  With ``place`` (a
     root's), the venv is made by that place's ``python`` inside it, in a host temp dir
     the place sees at the same path."""
     python = python or sys.executable
@@ -415,11 +415,27 @@ def _installed_cli(ctx: Context, python: str | None = None, place: _Place | None
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
                         "--no-compile", "--target", site, str(src),
                         "packaging==%s" % packaging.__version__], check=True)
-        script.write_text("#!%s -IS\nimport sys\n\nsys.path.append(%r)\n"
-                          "from sitewarden.cli.main import script\n\nscript()\n"
-                          % (venv / "bin" / "python", site))
+        script.write_text(_debian_cli_script(str(venv / "bin" / "python"), site))
         script.chmod(0o755)
     return [str(script)]
+
+
+def _debian_cli_script(python: str, site: str) -> str:
+    """``packaging/build-deb``'s ``/usr/bin/sitewarden``, run by ``python`` with ``site``
+    for the package's directory."""
+    import importlib.util
+    from importlib.machinery import SourceFileLoader
+
+    loader = SourceFileLoader("build_deb", str(ROOT / "packaging" / "build-deb"))
+    build = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    saved = list(sys.path)
+    try:
+        loader.exec_module(build)  # it puts this checkout's src/ first on sys.path
+    finally:
+        sys.path[:] = saved
+    text = build.CLI_SCRIPT.replace("/" + build.SITE, site)
+    assert text.startswith("#!/usr/bin/python3 ") and site in text, text
+    return text.replace("#!/usr/bin/python3 ", "#!%s " % python, 1)
 
 
 def check_vs_pip(ctx: Context) -> list[dict[str, object]]:

@@ -49,7 +49,6 @@ exit status (one rule for every command; with --all, the highest over the interp
 """
 
 
-
 def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
     p.add_argument("--python", metavar="EXE",
                    help="the target interpreter (path or command; default: this one)")

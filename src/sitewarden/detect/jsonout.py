@@ -22,7 +22,7 @@ def dumps(obj, indent=2):
         _json = None
     if _json is not None:
         try:
-            encode = _compact(_json) if indent is None else _indented(_json, " " * indent)
+            encode = _c_encoder(_json, indent)
             if encode is not None:
                 return "".join(encode(obj, 0))
             out = []
@@ -39,34 +39,26 @@ def _unsupported(obj):
     raise _Unsupported()
 
 
-def _compact(_json):
-    """``_json``'s encoder as ``json.dumps(obj, sort_keys=True)`` makes it, or None when
-    this ``_json`` takes other arguments."""
-    try:
-        return _json.make_encoder(None, _unsupported, _json.encode_basestring_ascii, None,
-                                  ": ", ", ", True, False, True)
-    except (AttributeError, TypeError):
-        return None
-
-
-#: Whether this ``_json``'s encoder writes indented JSON (CPython 3.13+, where ``json``
-#: itself uses it so): None until asked.
+#: ``[True]`` once this ``_json``'s encoder is seen to indent (CPython 3.13+, where
+#: ``json`` itself indents with it), ``[False]`` where it ignores the indent; empty until
+#: asked.
 _C_INDENT = []
 
 
-def _indented(_json, step):
-    """``_json``'s encoder as ``json.dumps(obj, indent=len(step), sort_keys=True)`` makes
-    it on CPython 3.13+, or None where it does not indent (older ones ignore the indent:
-    a sample tells, once)."""
+def _c_encoder(_json, indent):
+    """``_json``'s encoder as ``json.dumps(obj, indent=indent, sort_keys=True)`` makes it,
+    or None where this ``_json`` takes other arguments or (older CPythons) writes no
+    indentation: a one-line sample tells, once."""
+    step = None if indent is None else " " * indent
     try:
         encode = _json.make_encoder(None, _unsupported, _json.encode_basestring_ascii, step,
-                                    ": ", ",", True, False, True)
-        if not _C_INDENT:
+                                    ": ", ", " if step is None else ",", True, False, True)
+        if step is not None and not _C_INDENT:
             _C_INDENT.append("".join(encode({"a": [1]}, 0)) == '{\n%s"a": [\n%s1\n%s]\n}'
                              % (step, step * 2, step))
     except (AttributeError, TypeError, ValueError):
         return None
-    return encode if _C_INDENT[0] else None
+    return encode if step is None or _C_INDENT[0] else None
 
 
 def _encode(obj, out, newline, step, quote):

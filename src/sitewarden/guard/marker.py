@@ -200,7 +200,7 @@ def _parse(path, lang):
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return Marker(path, True, problem="not a regular file")
-            data = _read_at_most(fd, MAX_MARKER_BYTES + 1)
+            data = os.read(fd, MAX_MARKER_BYTES + 1)  # a regular file: one read
         finally:
             os.close(fd)
     except OSError as exc:
@@ -229,19 +229,6 @@ def _parse(path, lang):
         if value is not None and value.strip():
             return Marker(path, True, text=value.strip("\n"), key=key)
     return Marker(path, True, problem="no Error key in [%s]" % SECTION)
-
-
-def _read_at_most(fd, limit):
-    """Up to ``limit`` bytes of the open regular file ``fd`` (``os.read``: ``os.fdopen``
-    would import ``io`` for one small file)."""
-    chunks, left = [], limit
-    while left > 0:
-        chunk = os.read(fd, left)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def simple_ini(text):
