@@ -180,6 +180,28 @@ def test_cli_never_runs_a_runtime_from_an_unsafe_cache(make_hermetic, tmp_path, 
     record("security: probe cache only when private", "cli", tried, 0, cache=unsafe)
 
 
+def test_a_check_keeps_what_the_next_one_reuses_in_its_private_cache(make_hermetic, tmp_path):
+    """A check keeps its verdicts on the target's startup lines in the payload it ran
+    from (this user's alone), and the next check, reading them, reports the same
+    startup code."""
+    hp = make_hermetic(NEWEST)
+    (hp.local_dir / "swr-kept.pth").write_text("import swr_kept_missing_xyz\n")
+    base = tmp_path / "cache"
+    reports = []
+    for _ in range(2):
+        proc = subprocess.run([*CLI, "check", "--python", str(hp.executable), "--json"],
+                              env=hp.env({"XDG_CACHE_HOME": str(base)}),
+                              capture_output=True, text=True, timeout=300, cwd="/")
+        assert proc.returncode == 1, proc.stderr
+        reports.append(json.loads(proc.stdout))
+    assert reports[0]["startup"] == reports[1]["startup"]
+    assert [f for f in reports[1]["findings"] if f["kind"] == "startup-line-fails"
+            and "swr_kept_missing_xyz" in f["message"]], reports[1]["findings"]
+    (kept,) = _cache_root(base).glob("*/startup-lines-*")
+    st = os.lstat(kept)
+    assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == 0o600
+
+
 # ------------------------------------------------------------------ --hook sitecustomize
 
 

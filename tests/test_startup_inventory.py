@@ -199,3 +199,88 @@ def test_known_lines_are_judged_as_their_syntax_tree_says(python):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[0] == (
         "ModuleNotFoundError: No module named '_distutils_hack'"), proc.stdout
+
+
+# ------------------------------------------- verdicts kept from one check to the next
+
+MEMO_CHECK = r"""
+import builtins, json, sys
+sys.path.insert(0, sys.argv[1])
+from sitewarden.detect import startup_checks as sc
+lines = ["import swr_no_such_module_xyz", "import os; os.swr = 1", "import (",
+         "import sys; exec('1')"]
+memo = sc.LineMemo(sys.argv[2])
+first = [sc.line_error(line, memo) for line in lines]
+memo.save()
+plain = [sc.line_error(line) for line in lines]
+def refused(*args, **kwargs):
+    raise AssertionError("compile() of a kept line")
+builtins.compile = refused
+again = sc.LineMemo(sys.argv[2])
+second = [sc.line_error(line, again) for line in lines]
+again.save()
+print(json.dumps({"first": first, "second": second, "plain": plain}))
+"""
+
+
+@pytest.mark.parametrize("python", [pytest.param(i.executable, id=i.id)
+                                    for i in pyenv_interpreters()])
+def test_kept_verdicts_spare_the_next_check_its_compile(python, tmp_path):
+    """A check keeps its verdicts on startup lines in its private cache: the next check
+    on the same interpreter reads them (no ``compile()``: the process's first costs ~10M
+    instructions) and judges each line exactly as reading its syntax tree does."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    src = Path(sitewarden.__file__).resolve().parent.parent
+    proc = subprocess.run([python, "-I", "-S", "-c", MEMO_CHECK, str(src), str(cache)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["first"] == out["second"] == out["plain"], out
+    assert out["first"][0] == (
+        "ModuleNotFoundError: No module named 'swr_no_such_module_xyz'")
+    assert out["first"][1] is None and out["first"][3] is None, out
+    assert out["first"][2].startswith("SyntaxError: "), out
+    (kept,) = cache.iterdir()
+    assert kept.name.startswith("startup-lines-") and kept.stat().st_mode & 0o777 == 0o600
+
+
+def _judge_with(cache: Path, data: bytes, mode: int = 0o600, via: Path | None = None):
+    """How ``import swr_no_such_module_xyz`` is judged with ``data`` kept in ``cache``
+    as the verdict file, read through ``via`` (else ``cache``)."""
+    from sitewarden.detect import startup_checks as sc
+
+    path = cache / sc.LineMemo.NAME
+    path.write_bytes(data)
+    path.chmod(mode)
+    return sc.line_error("import swr_no_such_module_xyz", sc.LineMemo(str(via or cache)))
+
+
+def test_kept_verdicts_are_trusted_only_from_a_private_whole_file(tmp_path):
+    """A verdict file is read only when it is this user's alone, in a directory that is,
+    and holds what a check writes; anything else is read as no file at all (the lines
+    are judged from their syntax trees)."""
+    import marshal
+
+    fails = "ModuleNotFoundError: No module named 'swr_no_such_module_xyz'"
+    forged = marshal.dumps({"import swr_no_such_module_xyz": ()})
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    assert _judge_with(private, forged) is None  # what this user's own cache says
+    assert _judge_with(private, forged, mode=0o666) == fails
+    for junk in (b"", b"\x00garbage", marshal.dumps([1, 2]),
+                 marshal.dumps({"import swr_no_such_module_xyz": ((1, True, None),)}),
+                 marshal.dumps({"import swr_no_such_module_xyz": (("x", 1, None),)})):
+        assert _judge_with(private, junk) == fails, junk
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert _judge_with(shared, forged) == fails
+    link = tmp_path / "link"
+    link.symlink_to(private)
+    assert _judge_with(private, forged, via=link) == fails
+    from sitewarden.detect import startup_checks as sc
+
+    memo = sc.LineMemo(None)  # outside a probe: nothing kept, nothing read
+    assert memo.path is None and sc.line_error("import swr_no_such_module_xyz", memo) == fails
+    memo.save()

@@ -19,7 +19,7 @@ sitewarden's own modules.
 import os
 
 from .. import _swallowed
-from . import distinfo
+from . import distinfo, private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
 DPKG_INFO = "/var/lib/dpkg/info"
@@ -28,9 +28,6 @@ LIKELY = ("python", "libpython", "pypy", "sitewarden")
 #: Where Debian packages put Python's startup files; ``/usr/local`` is the administrator's
 #: (Debian policy 9.1.2), homes, virtual environments and checkouts are nobody's.
 DPKG_DIRS = ("/usr/", "/etc/", "/lib/", "/lib64/", "/var/lib/")
-#: Where ``check``'s startup inventory keeps its index of dpkg's startup files: set by
-#: the probe to its payload (the CLI's private cache); None elsewhere (no index).
-INDEX_DIR = None
 
 
 def package_of(list_name):
@@ -133,23 +130,11 @@ def _read_list(path):
     except OSError:
         return None
     try:
-        return _read_fd(fd)
+        return private_cache.read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
-
-
-def _read_fd(fd):
-    """All of an open regular file, from an ``fstat`` and (mostly) one read."""
-    want = os.fstat(fd).st_size + 1
-    chunks = []
-    while True:  # a short read of a regular file is its end; one that grew is read on
-        chunk = os.read(fd, want)
-        chunks.append(chunk)
-        if len(chunk) < want:
-            return b"".join(chunks)
-        want = 1 << 16
 
 
 # ---------------------------------------------------------------- the startup-file index
@@ -179,11 +164,6 @@ def _database_state(info):
     return "%s %s" % (INDEX_FORMAT, " ".join(parts)), stats[0]
 
 
-def _private(st):
-    """Is this (an ``lstat``/``fstat`` result) this user's and writable by nobody else?"""
-    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
-
-
 def _index(info, index_dir):
     """``{path (bytes): (rank, package)}`` for every startup file the lists of ``info``
     name: the first list to name it in the search's order (:func:`_search_order`), and
@@ -193,10 +173,7 @@ def _index(info, index_dir):
     times).  None when ``index_dir`` is not private to this user (another user could
     hide a file's owner from ``check``) or the database cannot be read."""
     found = _database_state(info)
-    try:
-        if found is None or not _private(os.lstat(index_dir)):
-            return None
-    except OSError:
+    if found is None or private_cache.private_directory(index_dir) is None:
         return None
     state, st = found
     path = os.path.join(index_dir, "dpkg-index-%x-%x" % (st.st_dev, st.st_ino))
@@ -250,17 +227,7 @@ def _startup_lines(data):
 def _read_index(path, state):
     """``(answers, None)`` from an index of the database in ``state``; else ``(None,
     {list: (signature, [paths])})`` from what the index knew (``{}`` without one)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None, {}
-    try:
-        data = _read_fd(fd) if _private(os.fstat(fd)) else b""
-    except OSError:
-        data = b""
-    finally:
-        os.close(fd)
+    data = private_cache.read(path) or b""
     head, _, body = data.partition(b"\n")
     fresh = head == state.encode("ascii")
     answers, known, ranks = {}, {}, {}
@@ -284,32 +251,14 @@ def _read_index(path, state):
 
 
 def _write_index(path, state, names, lists):
-    """Write the index beside its final name, then rename it there (readers see a whole
-    file or the one before).  An index that cannot be kept costs the next check the
-    reading of every list, nothing more."""
+    """Keep the index (:func:`.private_cache.write`): one that cannot be kept costs the
+    next check the reading of every list, nothing more."""
     rows = [state.encode("ascii")]
     kept = [(name, name.encode("utf-8", "surrogateescape")) for name in names if name in lists]
     rows += [b"P\t%s\t%s" % (key, listed) for name, key in kept for listed in lists[name][1]]
     rows += [b"L\t%s\t%s" % (key, lists[name][0]) for name, key in kept]
-    data = b"\n".join(rows) + b"\n"
-    temp = "%s.%d" % (path, os.getpid())
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0), 0o600)
-    except OSError:
-        return
-    try:
-        try:
-            while data:
-                data = data[os.write(fd, data):]
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except OSError:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
+    private_cache.write(path, b"\n".join(rows) + b"\n")
+
 
 def record_owner(path):
     """The distribution whose RECORD (or ``installed-files.txt``) in the same directory

@@ -85,7 +85,7 @@ _RUNTIME = {
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "detect.startup", "detect.startup_checks", "detect.startup_records", "detect.owners",
-              "pathfacts") + _STDLIB_NAMES,
+              "detect.private_cache", "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
 
@@ -192,7 +192,7 @@ def main(argv=None, startup=None, report_fd=None, payload=None):
     taking the guard off ``sys.meta_path``) from one start of the target.  The JSON goes
     to the file descriptor ``report_fd`` (the CLI's pipe, see :data:`BOOTSTRAP`), else to
     stdout.  ``payload``: the directory the probe runs from (the CLI's private cache),
-    where the startup inventory keeps its index of dpkg's startup files."""
+    where a check keeps what the next one can reuse (:mod:`.private_cache`)."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()))
@@ -203,9 +203,9 @@ def main(argv=None, startup=None, report_fd=None, payload=None):
         raise SystemExit("unknown probe %r" % (kind,))
     data = facts().as_json() if kind != "check" else None
     if kind != "facts":
-        from . import check, owners  # after _load_runtime: their bytecode is cached
+        from . import check, private_cache  # after _load_runtime: their bytecode is cached
 
-        owners.INDEX_DIR = payload
+        private_cache.DIRECTORY = payload
 
         report = check.collect().as_json()
         data = report if kind == "check" else {"facts": data, "check": report,

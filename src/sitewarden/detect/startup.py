@@ -19,7 +19,7 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
-from . import layout, owners, startup_checks
+from . import layout, owners, private_cache, startup_checks
 from .records import Finding
 from .startup_records import Owner, PathDirectory, StartupFile, StartupLine, StartupSection
 
@@ -202,7 +202,7 @@ def assign_owners(files):
     wanted = [f.path for f in files if owners.dpkg_candidate(f.path)
               or owners.dpkg_candidate(f.realpath)]
     quiet = [f.path for f in files if f.kind in ("pth", "start") and not f.executable()]
-    dpkg = (owners.dpkg_owners(wanted, likely_only=quiet, index_dir=owners.INDEX_DIR)
+    dpkg = (owners.dpkg_owners(wanted, likely_only=quiet, index_dir=private_cache.DIRECTORY)
             if wanted else {})
     for f in files:
         if f.path in dpkg:
@@ -320,9 +320,10 @@ def _source_text(d):
 # ---------------------------------------------------------------- the collector
 
 
-def judge(files, pep829):
+def judge(files, pep829, memo=None):
     """Set each import line's and entry point's ``error`` (and, before 3.15, stop each
-    file at its first error, as ``site`` does: the rest is not processed)."""
+    file at its first error, as ``site`` does: the rest is not processed).  ``memo``: a
+    :class:`.startup_checks.LineMemo`."""
     for f in files:
         if os.path.basename(f.path) in ("sitewarden.pth", "sitewarden.start"):
             continue  # without its runtime: an ``orphaned-hook`` finding (check.guard) says so
@@ -336,7 +337,7 @@ def judge(files, pep829):
             if not line.runs:
                 continue
             if line.kind == "import":
-                line.error = startup_checks.line_error(line.text)
+                line.error = startup_checks.line_error(line.text, memo)
             elif line.kind == "entry-point":
                 line.error = startup_checks.entry_point_error(line.text)
             if line.error and not pep829 and f.kind == "pth":
@@ -389,7 +390,9 @@ def collect():
     section.user_site = (_site_dirs(site)[0] if getattr(site, "ENABLE_USER_SITE", False)
                          else None)
     files = read_startup_files(site)
-    judge(files, pep829)
+    memo = startup_checks.LineMemo(private_cache.DIRECTORY)
+    judge(files, pep829, memo)
+    memo.save()
     files += customize_files(site)
     assign_owners(files)
     euid = os.geteuid() if hasattr(os, "geteuid") else None

@@ -14,6 +14,7 @@ import os
 import sys
 
 from .. import _swallowed
+from . import private_cache
 from .startup_records import Writers
 
 _W_OTHERS, _W_GROUP, _STICKY = 0o002, 0o020, 0o1000
@@ -113,25 +114,95 @@ def _attr_error(module, attrs):
     return None
 
 
-def line_error(line):
+def line_error(line, memo=None):
     """What ``exec(line)`` of this ``.pth`` import line raises at each start, as CPython
     names it (``ModuleNotFoundError: No module named 'x'``), or None: it compiles, and
     every module it imports by name is loaded, or found (when only conditionally
-    imported).  Nothing is run."""
+    imported).  Nothing is run.  ``memo``: a :class:`LineMemo` that may know the line."""
     checks = KNOWN_LINES.get(line.rstrip())
     if checks is None:
-        try:
-            checks = line_imports(line)
-        except SyntaxError as exc:
-            return "SyntaxError: %s" % (exc.msg,)
-        except ValueError as exc:  # a NUL byte
-            return "SyntaxError: %s" % (exc,)
+        checks = memo.checks(line) if memo is not None else read_line(line)
+    if isinstance(checks, str):
+        return checks
     for name, unconditional, attrs in checks:
         err = _module_error(name, unconditional) or (
             _attr_error(name, attrs) if attrs is not None else None)
         if err:
             return err
     return None
+
+
+def read_line(line):
+    """:func:`line_imports` of ``line`` (a tuple), or the ``SyntaxError`` it raises, as
+    a message."""
+    try:
+        return tuple(line_imports(line))
+    except SyntaxError as exc:
+        return "SyntaxError: %s" % (exc.msg,)
+    except ValueError as exc:  # a NUL byte
+        return "SyntaxError: %s" % (exc,)
+
+
+class LineMemo:
+    """:func:`read_line`'s answers, kept from one check to the next in the probe's private
+    cache (:mod:`.private_cache`): reading a line's syntax tree costs a process's first
+    ``compile()`` (~10M instructions: CPython builds its syntax-tree types), and a
+    machine's checks read the same lines again and again.  The answer depends on the
+    line and the interpreter's grammar only: the file is named after the exact version.
+    It holds the lines of the last check, no more."""
+
+    #: Bumped when what :func:`read_line` answers changes shape or meaning.
+    FORMAT = 1
+    #: The file's name in the cache: the format, the grammar's exact version.
+    NAME = "startup-lines-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
+
+    def __init__(self, directory):
+        self.path = None
+        self.known = {}
+        self.used = {}
+        if private_cache.private_directory(directory) is not None:
+            self.path = os.path.join(directory, self.NAME)
+            self.known = _memo_from(private_cache.read(self.path))
+
+    def checks(self, line):
+        found = self.known.get(line)
+        if found is None:
+            found = read_line(line)
+        self.used[line] = found
+        return found
+
+    def save(self):
+        """Keep this check's lines, when they are not what the file holds already."""
+        if self.path is not None and self.used != self.known:
+            try:
+                data = sys.modules["marshal"].dumps(self.used)  # loaded at startup
+            except Exception:
+                _swallowed("keeping the verdicts on startup lines")
+                return
+            private_cache.write(self.path, data)
+
+
+def _memo_from(data):
+    """The verdicts a kept memo holds, or ``{}`` when there is none or it is not one."""
+    if not data:
+        return {}
+    try:
+        memo = sys.modules["marshal"].loads(data)  # loaded at startup
+    except (EOFError, ValueError, TypeError):  # not a memo
+        return {}
+    if type(memo) is not dict:
+        return {}
+    for line, verdict in memo.items():
+        if type(line) is not str or not (type(verdict) is str or _is_checks(verdict)):
+            return {}
+    return memo
+
+
+def _is_checks(value):
+    return type(value) is tuple and all(
+        type(c) is tuple and len(c) == 3 and type(c[0]) is str and type(c[1]) is bool
+        and (c[2] is None or type(c[2]) is tuple and all(type(a) is str for a in c[2]))
+        for c in value)
 
 
 def line_imports(line):

@@ -1,0 +1,81 @@
+"""Files a ``check`` probe keeps between checks in the CLI's private cache (its payload).
+
+What a probe learns that does not change from one check to the next is kept there: the
+index of dpkg's startup files (:mod:`.owners`), the verdicts on startup lines
+(:mod:`.startup_checks`).  A file is trusted only as far as the code beside it: read
+only from a directory and a file this user owns and nobody else may write, never
+through a symbolic link; written whole, then renamed into place, so that a reader sees
+a whole file or the one before.  Runs inside a target: module level imports ``os``.
+"""
+
+import os
+
+#: The probe's payload (the CLI's private cache), set by the probe; None elsewhere:
+#: nothing is kept.
+DIRECTORY = None
+
+
+def is_private(st):
+    """Is this (an ``lstat``/``fstat`` result) this user's and writable by nobody else?"""
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def private_directory(directory):
+    """``directory`` when it is this user's alone (not a link), else None."""
+    if directory is None:
+        return None
+    try:
+        return directory if is_private(os.lstat(directory)) else None
+    except OSError:
+        return None
+
+
+def read_fd(fd):
+    """All of an open regular file, from an ``fstat`` and (mostly) one read."""
+    want = os.fstat(fd).st_size + 1
+    chunks = []
+    while True:  # a short read of a regular file is its end; one that grew is read on
+        chunk = os.read(fd, want)
+        chunks.append(chunk)
+        if len(chunk) < want:
+            return b"".join(chunks)
+        want = 1 << 16
+
+
+def read(path):
+    """The bytes of the kept file ``path``, or None (missing, a link, or another user
+    could have written it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        return read_fd(fd) if is_private(os.fstat(fd)) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def write(path, data):
+    """Keep ``data`` as ``path``: written beside it, then renamed there.  A file that
+    cannot be kept costs the next check what keeping it saves, nothing more."""
+    temp = "%s.%d" % (path, os.getpid())
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return
+    try:
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except OSError:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
