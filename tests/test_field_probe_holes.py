@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 
 from harness.guarded import GuardedPython
 from harness.spread import rotated
@@ -95,6 +96,23 @@ def test_startup_that_exits_is_reported_with_its_status_and_last_words(guarded_t
     (line,) = stderr.splitlines()
     assert "exit status " in line and "SystemExit: 3" in line, line
     assert "not a CPython" not in line, line
+
+
+def test_the_probe_runs_the_targets_exit_handlers(make_hermetic, tmp_path):
+    """The probe leaves the target without the interpreter's teardown, but as a normal
+    start ends: the exit handlers its startup code registered run."""
+    from harness import pyenv_interpreters
+    from harness.cli import CLI
+
+    hp = make_hermetic(pyenv_interpreters()[-1])
+    ran = tmp_path / "swr-exit-handler-ran"
+    (hp.local_dir / "swr-atexit.pth").write_text(
+        "import atexit; atexit.register(lambda: open(%r, 'a').write('ran\\n'))\n" % str(ran))
+    proc = subprocess.run([*CLI, "check", "--python", str(hp.executable), "--json"],
+                          env=hp.env(), capture_output=True, text=True, timeout=300, cwd="/")
+    assert proc.returncode in (0, 1), proc.stderr
+    json.loads(proc.stdout)
+    assert ran.read_text() == "ran\n"
 
 
 NOT_PYTHON = b"#!/bin/sh\necho 'usage: swr-tool [--help]'\n"

@@ -538,11 +538,15 @@ def test_check_cli_lists_modules_violations_and_exit_status(guarded, tmp_path):
 
 
 PROBE_MODULES = """
-import json
-sys.stderr.write("\\nMODULES " + json.dumps({
-    "imported": {m: getattr(sys.modules[m], "__cached__", None) for m in sys.modules
-                 if m.startswith("sitewarden.")},
-    "preloaded": ["sitewarden." + n for n in sitewarden.detect.probe._RUNTIME["full"]]}))
+import atexit, sys
+def _report_modules():  # the probe ends with the exit handlers (no teardown)
+    import json
+    sys.stderr.write("\\nMODULES " + json.dumps({
+        "imported": {m: getattr(sys.modules[m], "__cached__", None) for m in sys.modules
+                     if m.startswith("sitewarden.")},
+        "preloaded": ["sitewarden." + n
+                      for n in sys.modules["sitewarden.detect.probe"]._RUNTIME["full"]]}))
+atexit.register(_report_modules)
 """
 
 
@@ -561,7 +565,7 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # after the deployment
     root = payload.payload_dir()
     assert root.startswith(str(tmp_path)) and not list(Path(root).rglob("*.pyc"))
-    proc = g.run([g.executable, "-c", probe.BOOTSTRAP + PROBE_MODULES, root, "full"],
+    proc = g.run([g.executable, "-c", PROBE_MODULES + probe.BOOTSTRAP, root, "full"],
                  env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 0, proc.stderr
     (violation,) = json.loads(proc.stdout)["check"]["shadowing"]["violations"]

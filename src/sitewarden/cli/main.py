@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..detect.probe import exit_without_teardown
 from . import targets
 from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
 
@@ -103,17 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def script() -> None:
     """The ``sitewarden`` command (console script, ``/usr/bin/sitewarden``, ``python -m
-    sitewarden``): :func:`main`, then out at once.  Nothing is left to do once the output
-    is flushed and the exit handlers have run, and the interpreter's own teardown of
-    every module the command loaded would cost a ``check`` a tenth of its time (~4 ms)."""
+    sitewarden``): :func:`main`, then out at once, without the interpreter's teardown
+    (:func:`.probe.exit_without_teardown`)."""
     status = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:  # None: started with that descriptor closed
-                stream.flush()
-        except (OSError, ValueError):  # closed early (main answered 141) or closed
-            pass
-    import atexit  # built in: the handlers registered (a temporary runtime tree's removal)
-
-    atexit._run_exitfuncs()
-    os._exit(status)
+    exit_without_teardown(status)
