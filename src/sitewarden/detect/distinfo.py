@@ -74,7 +74,19 @@ class Distribution:
     def __repr__(self):
         return "<Distribution %s %s at %s>" % (self.name, self.version, self.path)
 
-    # -- raw files
+    def identity(self):
+        """Equal for two paths of one metadata, not for two copies: device and inode (one
+        ``stat``; ``realpath`` costs one per component), else (in an archive) the path resolved."""
+        found = self._cache.get("identity")
+        if found is None:
+            try:
+                st = os.stat(self.path) if self.archive is None else None
+            except (OSError, ValueError):
+                st = None
+            found = (st.st_dev, st.st_ino) if st else os.path.realpath(self.path)
+            self._cache["identity"] = found
+        return found
+
     def _member(self, name):
         """Text of a metadata file, or None."""
         key = "file:" + name

@@ -176,8 +176,7 @@ def _distribution_view(entries):
             if key not in by_name:
                 by_name[key] = []
                 order.append(key)
-            if any(os.path.realpath(d.path) == os.path.realpath(dist.path)
-                   for _, d, _ in by_name[key]):
+            if any(d.identity() == dist.identity() for _, d, _ in by_name[key]):
                 continue
             if any(i == e.index for i, _, _ in by_name[key]):
                 continue  # two metadata of one project in one directory (Debian's cryptography)
@@ -374,7 +373,7 @@ def _violations(names, effective, order, by_name):
         copies = by_name[key]
         chosen = [copies[0]] + [c for c in copies[1:] if c[2] == "distro"]
         for index, dist, cls in chosen:
-            ident = os.path.realpath(dist.path)
+            ident = dist.identity()
             if ident not in seen:
                 seen.add(ident)
                 consumers.append((index, dist, cls))
@@ -389,7 +388,7 @@ def _violations(names, effective, order, by_name):
                 status, detail = metadata.check_requirement(text, version)
                 if status != "violated":
                     continue
-                key = (os.path.realpath(dist.path), text.strip(), version)
+                key = (dist.identity(), text.strip(), version)
                 if key in done:
                     done[key].seen_by.append(how)
                     continue
