@@ -19,6 +19,7 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
+from .. import pathfacts
 from . import layout, owners, private_cache, startup_checks
 from .records import Finding
 from .startup_records import Owner, PathDirectory, StartupFile, StartupLine, StartupSection
@@ -371,7 +372,7 @@ def path_directories(files, euid):
                 line.writers = startup_checks.writers(line.directory, euid, cache)
                 items.append((line.directory, f.path, "pth", line.exists))
     for path, source, cls, exists in items:
-        key = os.path.realpath(path or os.curdir)
+        key = pathfacts.real(path)
         if key in seen:
             continue
         seen.add(key)

@@ -13,7 +13,7 @@ Module level: ``os`` and ``sys``.
 import os
 import sys
 
-from .. import _swallowed
+from .. import _swallowed, pathfacts
 from . import private_cache
 from .startup_records import Writers
 
@@ -318,7 +318,7 @@ def writers(path, euid, cache):
     resolved): write into it, create it (missing: its nearest parent), or rename it or a
     parent (through a parent's write permission, unless that parent is sticky and the
     child belongs to ``euid`` or root).  The worst :class:`Writers`, or None."""
-    d = os.path.realpath(path)
+    d = pathfacts.real(path)
     how = "write"
     while _stat(d, cache) is None:
         parent = os.path.dirname(d)
