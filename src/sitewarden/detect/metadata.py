@@ -95,7 +95,8 @@ def parse_headers(text):
     out = []
     if not text:
         return out
-    for line in text.splitlines():
+    end = text.find("\n\n")  # the first empty line: the body (a README) is never split
+    for line in (text if end < 0 else text[:end]).splitlines():
         if not line.strip():
             break
         if line[0] in " \t" and out:
