@@ -649,3 +649,52 @@ def test_requirement_violated_message_reads_with_and_without_a_consumer_version(
         "httplib2 0.22.0 (distro) requires 'pyparsing<4', but pyparsing is imported as 4.0")
     assert without.message == (
         "httplib2 (distro) requires 'pyparsing<4', but pyparsing is imported as 4.0")
+
+
+LISTED_CHECK = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from sitewarden import pathfacts
+from sitewarden.detect import specs
+plain, archive = sys.argv[2], sys.argv[3]
+sys.path[1:1] = [plain, archive]
+names = {"swr_mod", "swr_pkg", "swr_ns", "swr_ext", "swr_zipped", "swr_none", "swr_bare"}
+suffixes = pathfacts.module_suffixes()
+out = {}
+for entry in (plain, archive):
+    listed = specs.listed_among(entry, names, suffixes)
+    found = sorted(n for n in names if specs.find_in(n, entry) is not None)
+    out[entry] = {"listed": None if listed is None else sorted(listed), "found": found}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("python", [pytest.param(i.executable, id=i.id)
+                                    for i in pyenv_interpreters()])
+def test_listed_names_are_a_superset_of_what_find_spec_finds(python, tmp_path):
+    """The shadowing scan skips ``find_spec`` for a name the entry's own listing (the one
+    importlib's ``FileFinder`` keeps) does not hold: a module, a package, a namespace
+    portion and an extension module are all listed; an entry that is not a directory
+    (a zip) has no such listing and every name is looked up there."""
+    import zipfile
+
+    plain = tmp_path / "plain"
+    (plain / "swr_pkg").mkdir(parents=True)
+    (plain / "swr_pkg" / "__init__.py").write_text("")
+    (plain / "swr_ns").mkdir()
+    (plain / "swr_mod.py").write_text("")
+    (plain / "swr_bare").write_text("")  # no suffix: listed, not a module
+    suffix = subprocess.run([python, "-c", "import _imp; print(_imp.extension_suffixes()[0])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    (plain / ("swr_ext" + suffix)).write_bytes(b"")
+    archive = tmp_path / "swr.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("swr_zipped.py", "")
+    src = Path(__file__).resolve().parents[1] / "src"
+    proc = subprocess.run([python, "-I", "-S", "-c", LISTED_CHECK, str(src), str(plain),
+                           str(archive)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out[str(plain)]["found"] == ["swr_ext", "swr_mod", "swr_ns", "swr_pkg"]
+    assert out[str(plain)]["listed"] == ["swr_bare", "swr_ext", "swr_mod", "swr_ns", "swr_pkg"]
+    assert out[str(archive)] == {"listed": None, "found": ["swr_zipped"]}

@@ -22,7 +22,15 @@ from .records import (
     Violation,
 )
 from .shadowing import WATCHED
-from .specs import copy_path, find_in, is_regular, pkgutil_style, portion, same_file
+from .specs import (
+    copy_path,
+    find_in,
+    is_regular,
+    listed_among,
+    pkgutil_style,
+    portion,
+    same_file,
+)
 
 
 def _guard_copies(case):
@@ -52,6 +60,8 @@ class _Scanner:
         self.cases = []
         self.hidden = []
         self.suffixes = None
+        self.names = ()
+        self.listed = {}  # entry index -> the names it may provide, or None: ask find_in
 
     def cls(self, index):
         return self.entries[index].cls
@@ -64,18 +74,26 @@ class _Scanner:
                 and e.same_as is None]
 
     def run(self):
-        seen = set()
+        names = set()
         for e in self.watched_entries():
-            for name in sorted(pathfacts.top_level_names(e.path, self.suffixes)):
-                if name not in seen:
-                    seen.add(name)
-                    self.module(name)
+            names |= pathfacts.top_level_names(e.path, self.suffixes)
+        self.names = names
+        for name in sorted(names):
+            self.module(name)
+
+    def may_hold(self, e, name):
+        """May entry ``e`` provide the top-level module ``name``?  (Its listing says no:
+        :func:`.specs.listed_among`, asked once per entry for every name.)"""
+        if e.index not in self.listed:
+            self.listed[e.index] = listed_among(e.path, self.names, self.suffixes)
+        listed = self.listed[e.index]
+        return listed is None or name in listed
 
     def module(self, name):
         copies = []
         portions = []
         for e in self.entries:
-            if not self.usable(e):
+            if not self.usable(e) or not self.may_hold(e, name):
                 continue
             spec = find_in(name, e.path)
             if spec is None:

@@ -25,6 +25,29 @@ def find_in(fullname, entry):
         return None
 
 
+#: File names that match whatever their case (importlib then compares them itself).
+_CASE_BLIND = sys.platform.startswith(("win", "cygwin", "darwin"))
+
+
+def listed_among(entry, names, suffixes):
+    """Which of the top-level ``names`` ``entry``'s listing may provide (a superset of
+    those :func:`find_in` finds there), from the listing importlib's own ``FileFinder``
+    keeps for it (:func:`.pathfacts.present_among`): a set lookup where ``find_in``
+    costs a ``stat`` and a finder's search.  None when the entry's importer is not a
+    ``FileFinder`` (a zip, a path hook's) or names match whatever their case: then
+    ``find_in`` is asked for each name."""
+    if _CASE_BLIND or not isinstance(entry, str) or not entry:
+        return None
+    try:
+        found = pathfacts.present_among(entry, names, suffixes)  # creates the importer
+        external = sys.modules["_frozen_importlib_external"]  # loaded at startup
+        if isinstance(sys.path_importer_cache.get(entry), external.FileFinder):
+            return found
+    except Exception:
+        _swallowed("listing %s (each module is looked up)" % (entry,))
+    return None
+
+
 def is_regular(spec):
     """A module or a regular package (not a namespace portion)."""
     return (spec is not None and spec.loader is not None
