@@ -109,8 +109,9 @@ def startup_dirs(target: Target) -> list[str]:
         dirs.append(target.user_site)
     seen, out = set(), []
     for d in dirs:
-        if d and os.path.realpath(d) not in seen:
-            seen.add(os.path.realpath(d))
+        real = os.path.realpath(d) if d else None
+        if real is not None and real not in seen:
+            seen.add(real)
             out.append(d)
     return out
 
