@@ -41,21 +41,6 @@ def real(path):
     return found
 
 
-def real_file(path):
-    """:func:`real` of a file: its directory resolved as :func:`real` does (once, while
-    remembered), the file itself with one ``lstat`` (a link: resolved whole).  A
-    ``realpath`` costs one ``lstat`` per component of the path."""
-    head, tail = os.path.split(path)
-    if not head or tail in ("", os.curdir, os.pardir):
-        return real(path)
-    try:
-        if os.path.islink(path):
-            return real(path)
-    except (TypeError, ValueError):  # not a str, a NUL byte: as real() answers it
-        return real(path)
-    return os.path.join(real(head), tail)
-
-
 def remember_real():
     """Resolve each path once until :func:`forget_real`: one shadowing check asks
     ``realpath`` of the same few directories dozens of times (about 90k instructions

@@ -18,7 +18,7 @@ sitewarden's own modules.
 
 import os
 
-from .. import _swallowed, pathfacts
+from .. import _swallowed
 from . import distinfo, private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
@@ -56,7 +56,7 @@ def dpkg_owners(paths, guess=None, info=DPKG_INFO, likely_only=(), index_dir=Non
     # line; the path as written, then as resolved (in that order, whatever the hash seed)
     wanted = []
     for path in paths:
-        real = pathfacts.real_file(path)
+        real = os.path.realpath(path)
         for variant in (path, real) if real != path else (path,):
             needle = b"\n" + os.fsencode(variant) + b"\n"
             wanted.append((needle, needle[1:], needle[:-1], path))

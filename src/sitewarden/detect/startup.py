@@ -136,7 +136,7 @@ def read_startup_files(site, version=None):
                 if line:
                     out.append(StartupLine(n, line, "comment" if line.startswith("#")
                                            else "entry-point", runs=not line.startswith("#")))
-            start_files.append(StartupFile(path, "start", sitedir, out))
+            start_files.append(StartupFile(path, "start", sitedir, out, realpath=_real_file(path)))
         for name in pths:
             path = os.path.join(sitedir, name)
             lines = _read_lines(path, version, pep829)
@@ -147,9 +147,19 @@ def read_startup_files(site, version=None):
             files.append(StartupFile(
                 path, "pth", sitedir,
                 _pth_lines(sitedir, lines, pep829, version, disabled, known),
-                disabled_by=disabled))
+                disabled_by=disabled, realpath=_real_file(path)))
         files.extend(start_files)
     return files
+
+
+def _real_file(path):
+    """``os.path.realpath`` of a startup file: its site directory resolved once per report
+    (``pathfacts.real``), the file with one ``lstat`` (a link: resolved whole), where a
+    ``realpath`` costs one ``lstat`` per component."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    head, tail = os.path.split(path)
+    return os.path.join(pathfacts.real(head), tail)
 
 
 def _pth_lines(sitedir, lines, pep829, version, disabled, known):
@@ -353,7 +363,7 @@ def customize_files(site):
     for name in names:
         path, loaded = startup_checks.customize_file(name)
         if path:
-            out.append(StartupFile(path, name, os.path.dirname(path),
+            out.append(StartupFile(path, name, os.path.dirname(path), realpath=_real_file(path),
                                    error=None if loaded else startup_checks.customize_error(path)))
     return out
 

@@ -174,12 +174,8 @@ class LineMemo:
     def save(self):
         """Keep this check's lines, when they are not what the file holds already."""
         if self.path is not None and self.used != self.known:
-            try:
-                data = sys.modules["marshal"].dumps(self.used)  # loaded at startup
-            except Exception:
-                _swallowed("keeping the verdicts on startup lines")
-                return
-            private_cache.write(self.path, data)
+            marshal = sys.modules["marshal"]  # loaded at startup
+            private_cache.write(self.path, marshal.dumps(self.used))
 
 
 def _memo_from(data):

@@ -6,8 +6,8 @@ record; apart from the collectors so that the CLI reads them (``render_startup``
 without importing those.  Module level: ``os``.
 """
 
+import os
 
-from .. import pathfacts
 from .records import Record, _fields
 
 
@@ -112,7 +112,7 @@ class StartupFile(Record):
     def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
                  realpath=None, owner=None, template=None):
         self.path = path
-        self.realpath = realpath or pathfacts.real_file(path)
+        self.realpath = realpath or os.path.realpath(path)
         self.kind = kind
         self.site_dir = site_dir
         self.lines = lines or []
