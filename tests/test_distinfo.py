@@ -289,3 +289,38 @@ def test_pth_owner_parses_only_the_file_lists_that_name_it(tmp_path):
     parsed = sorted(d.file_name for d in distinfo.distributions(str(tmp_path))
                     if "files" in d._cache)
     assert parsed == ["comma", "old", "owner"], parsed
+
+
+def test_owner_by_record_parses_only_the_lists_that_hold_the_path(tmp_path):
+    """A package's ``__init__.py`` is in nearly every RECORD: the owner is found by the
+    whole relative path, so the other distributions' RECORDs are searched, not parsed."""
+    for i in range(20):
+        make_dist(tmp_path, "plain-%d" % i, "1", {"plain_%d/__init__.py" % i: ""})
+    make_dist(tmp_path, "target", "3.1", {"target_pkg/__init__.py": ""})
+    dist = distinfo.owner("target_pkg", str(tmp_path / "target_pkg" / "__init__.py"),
+                          str(tmp_path))
+    assert dist is not None and (dist.name, dist.version) == ("target", "3.1")
+    parsed = sorted(d.file_name for d in distinfo.distributions(str(tmp_path))
+                    if "files" in d._cache)
+    assert parsed == ["target"], parsed
+
+
+@pytest.mark.parametrize("text, name", [
+    ("requests>=2", "requests"), ("  zope.interface ; python_version>'3'", "zope.interface"),
+    ("foo_bar-baz[x]", "foo_bar-baz"), ("caf\u00e9-lib>1", "caf\u00e9-lib"),
+    ("a\u00e9b.c==1", "a\u00e9b.c"), (">=1", ""), ("", ""), ("x\u00a0y", "x"),
+])
+def test_requirement_name(text, name):
+    """The leading name characters, non-ASCII letters included (as ``str.isalnum``)."""
+    assert metadata.requirement_name(text) == name
+
+
+def test_headers_end_at_a_blank_line_of_any_kind():
+    """A line of blanks ends the headers, whatever the blanks; a line starting with a
+    space continues the previous header, and starts one when none came before."""
+    assert metadata.parse_headers("Name: a\r\n\r\nVersion: 1") == [("name", "a")]
+    assert metadata.parse_headers("Name: a\n\x0b\nVersion: 1") == [("name", "a")]
+    assert metadata.parse_headers("Name: a\n \t\nVersion: 1") == [("name", "a")]
+    assert metadata.parse_headers("Name: a\nDescription: x\n  y\nVersion: 1") == [
+        ("name", "a"), ("description", "x\ny"), ("version", "1")]
+    assert metadata.parse_headers(" Name: a\nVersion: 1") == [("name", "a"), ("version", "1")]

@@ -656,12 +656,12 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from sitewarden import pathfacts
 from sitewarden.detect import specs
-plain, archive = sys.argv[2], sys.argv[3]
-sys.path[1:1] = [plain, archive]
+plain, archive, missing = sys.argv[2], sys.argv[3], sys.argv[4]
+sys.path[1:1] = [plain, archive, missing, ""]
 names = {"swr_mod", "swr_pkg", "swr_ns", "swr_ext", "swr_zipped", "swr_none", "swr_bare"}
 suffixes = pathfacts.module_suffixes()
 out = {}
-for entry in (plain, archive):
+for entry in (plain, archive, missing, ""):
     listed = specs.listed_among(entry, names, suffixes)
     found = sorted(n for n in names if specs.find_in(n, entry) is not None)
     out[entry] = {"listed": None if listed is None else sorted(listed), "found": found}
@@ -675,7 +675,8 @@ def test_listed_names_are_a_superset_of_what_find_spec_finds(python, tmp_path):
     """The shadowing scan skips ``find_spec`` for a name the entry's own listing (the one
     importlib's ``FileFinder`` keeps) does not hold: a module, a package, a namespace
     portion and an extension module are all listed; an entry that is not a directory
-    (a zip) has no such listing and every name is looked up there."""
+    (a zip) has no such listing and every name is looked up there; a directory that does
+    not exist lists nothing, and ``''`` (the working directory) lists what it holds."""
     import zipfile
 
     plain = tmp_path / "plain"
@@ -692,9 +693,41 @@ def test_listed_names_are_a_superset_of_what_find_spec_finds(python, tmp_path):
         z.writestr("swr_zipped.py", "")
     src = Path(__file__).resolve().parents[1] / "src"
     proc = subprocess.run([python, "-I", "-S", "-c", LISTED_CHECK, str(src), str(plain),
-                           str(archive)], capture_output=True, text=True)
+                           str(archive), str(tmp_path / "missing")], capture_output=True,
+                          text=True, cwd=str(plain))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out[str(plain)]["found"] == ["swr_ext", "swr_mod", "swr_ns", "swr_pkg"]
     assert out[str(plain)]["listed"] == ["swr_bare", "swr_ext", "swr_mod", "swr_ns", "swr_pkg"]
     assert out[str(archive)] == {"listed": None, "found": ["swr_zipped"]}
+    assert out[str(tmp_path / "missing")] == {"listed": [], "found": []}
+    assert out[""] == out[str(plain)]
+
+
+def test_scan_looks_up_only_names_two_entries_may_hold(tmp_path, monkeypatch):
+    """A name only one ``sys.path`` entry lists can neither shadow nor hide anything: the
+    scan asks ``find_spec`` only for names at least two entries may hold (a distro
+    directory of hundreds of modules, none installed twice, costs no lookup)."""
+    from sitewarden import pathfacts
+    from sitewarden.detect import shadowscan
+    from sitewarden.detect.records import PathEntry
+
+    local, distro = tmp_path / "local", tmp_path / "distro"
+    for d in (local, distro):
+        d.mkdir()
+    for name in ("only_distro_a", "only_distro_b", "twice"):
+        (distro / (name + ".py")).write_text("")
+    (local / "twice.py").write_text("")
+    (local / "only_local.py").write_text("")
+    entries = [PathEntry(0, str(local), str(local), "local", "site", True),
+               PathEntry(1, str(tmp_path / "missing"), None, "pythonpath", "env", False),
+               PathEntry(2, str(distro), str(distro), "distro", "site", True)]
+    asked = []
+    real_find_in = shadowscan.find_in
+    monkeypatch.setattr(shadowscan, "find_in",
+                        lambda name, entry: asked.append(name) or real_find_in(name, entry))
+    scanner = shadowscan._Scanner(entries)
+    scanner.suffixes = pathfacts.module_suffixes()
+    scanner.run()
+    assert sorted(set(asked)) == ["twice"]
+    assert [case.module for case in scanner.cases] == ["twice"]

@@ -250,15 +250,20 @@ class Distribution:
         self._cache["files"] = out
         return out
 
-    def may_list(self, name):
-        """False when :meth:`files` surely does not hold a path ending in ``name``: the
-        file list's text lacks it.  An unowned ``.pth`` then costs a substring search
-        per distribution beside it, not a parse of every ``RECORD`` (pip's: 850 lines)."""
+    def may_list(self, path):
+        """False when :meth:`files` surely does not hold ``path`` (relative, '/'
+        separated): the file list's text lacks it (``RECORD`` lists each path as
+        :meth:`files` gives it; ``installed-files.txt`` is normalised, so only its last
+        component is sought there).  An unowned ``.pth`` or a package's ``__init__.py``
+        then costs a substring search per distribution beside it, not a parse of every
+        ``RECORD`` (pip's: 850 lines)."""
         member = {"dist-info": "RECORD", "egg-info": "installed-files.txt"}.get(self.kind)
-        if member is None or '"' in name or "files" in self._cache:
-            return True  # a quoted name is escaped in the CSV; a parsed list is cheap
+        if member is None or '"' in path or "files" in self._cache:
+            return True  # a quoted path is escaped in the CSV; a parsed list is cheap
         text = self._member(member)
-        return text is None or name in text
+        if text is None:
+            return True
+        return (path if member == "RECORD" else path.rpartition("/")[2]) in text
 
     def top_level_from_files(self):
         files = self.files()
@@ -537,9 +542,9 @@ def _best(dists, module, top, rel, want):
         # The strongest claim first, from the file lists alone (a substring test of each
         # one's text before any parse): a distribution whose list records the file wins
         # without the others' METADATA and top_level.txt being read.
-        base, best = rel.rpartition("/")[2], None
+        best = None
         for dist in dists:
-            if dist.may_list(base) and rel in (dist.files() or ()) and _prefer(dist, best):
+            if dist.may_list(rel) and rel in (dist.files() or ()) and _prefer(dist, best):
                 best = dist
         if best is not None:
             return best, 5

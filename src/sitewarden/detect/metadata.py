@@ -97,14 +97,17 @@ def parse_headers(text):
         return out
     end = text.find("\n\n")  # the first empty line: the body (a README) is never split
     for line in (text if end < 0 else text[:end]).splitlines():
-        if not line.strip():
-            break
-        if line[0] in " \t" and out:
-            key, value = out[-1]
-            out[-1] = (key, value + "\n" + line.strip())
-            continue
+        if line[:1] in " \t":  # (and "": \r\n line ends) a continuation, or the body
+            if not line.strip():
+                break
+            if out:
+                key, value = out[-1]
+                out[-1] = (key, value + "\n" + line.strip())
+                continue
         key, colon, value = line.partition(":")
         if not colon:
+            if not line.strip():  # a line of other blanks ends the headers too
+                break
             continue
         out.append((key.strip().lower(), value.strip()))
     return out
@@ -171,13 +174,22 @@ def name_variants(name):
     return out
 
 
+_ASCII_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
+
 def requirement_name(text):
-    """The project name a requirement string starts with ('' when none)."""
+    """The project name a requirement string starts with ('' when none): its leading
+    letters, digits, ``-``, ``_`` and ``.``.  One ``lstrip`` in C for the ASCII ones
+    (every requirement of every distribution is asked); a character by character loop
+    only past a non-ASCII letter or digit."""
     text = text.strip()
-    end = 0
-    while end < len(text) and (text[end].isalnum() or text[end] in "-_."):
-        end += 1
-    return text[:end]
+    rest = text.lstrip(_ASCII_NAME_CHARS)
+    if rest and rest[0].isalnum():  # non-ASCII: as the loop below, which takes it
+        end = len(text) - len(rest)
+        while end < len(text) and (text[end].isalnum() or text[end] in "-_."):
+            end += 1
+        return text[:end]
+    return text[:len(text) - len(rest)]
 
 
 def needle_fragments(needles):

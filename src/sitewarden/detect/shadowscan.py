@@ -90,11 +90,12 @@ class _Scanner:
         return listed is None or name in listed
 
     def module(self, name):
+        held = [e for e in self.entries if self.usable(e) and self.may_hold(e, name)]
+        if len(held) < 2:
+            return  # one directory alone neither shadows nor hides: no spec to find
         copies = []
         portions = []
-        for e in self.entries:
-            if not self.usable(e) or not self.may_hold(e, name):
-                continue
+        for e in held:
             spec = find_in(name, e.path)
             if spec is None:
                 continue

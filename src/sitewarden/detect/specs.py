@@ -29,19 +29,32 @@ def find_in(fullname, entry):
 _CASE_BLIND = sys.platform.startswith(("win", "cygwin", "darwin"))
 
 
+def _cwd():
+    """The key importlib keeps the working directory's importer under ('' on
+    ``sys.path``); None when it was deleted (importlib then finds nothing there)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 def listed_among(entry, names, suffixes):
     """Which of the top-level ``names`` ``entry``'s listing may provide (a superset of
     those :func:`find_in` finds there), from the listing importlib's own ``FileFinder``
     keeps for it (:func:`.pathfacts.present_among`): a set lookup where ``find_in``
     costs a ``stat`` and a finder's search.  None when the entry's importer is not a
     ``FileFinder`` (a zip, a path hook's) or names match whatever their case: then
-    ``find_in`` is asked for each name."""
-    if _CASE_BLIND or not isinstance(entry, str) or not entry:
+    ``find_in`` is asked for each name.  An entry no path hook accepts (a directory that
+    does not exist: importlib keeps None for it) provides nothing."""
+    if _CASE_BLIND or not isinstance(entry, str):
         return None
     try:
         found = pathfacts.present_among(entry, names, suffixes)  # creates the importer
         external = sys.modules["_frozen_importlib_external"]  # loaded at startup
-        if isinstance(sys.path_importer_cache.get(entry), external.FileFinder):
+        importer = sys.path_importer_cache.get(entry or _cwd(), False)
+        if importer is None:
+            return set()  # what find_in finds there: PathFinder skips the entry
+        if isinstance(importer, external.FileFinder):
             return found
     except Exception:
         _swallowed("listing %s (each module is looked up)" % (entry,))
