@@ -16,6 +16,7 @@ Debian 12's python in a mount namespace and the roots' interpreters.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 
@@ -198,3 +199,78 @@ def test_check_from_a_deleted_working_directory(guarded_target):
     missing = [f["message"] for f in report["findings"] if f["kind"] == "missing-entry"]
     assert missing == ["'' (the working directory, deleted) (sys.path[0], script) does "
                        "not exist"], report["findings"]
+
+
+# ------------------------------------------------------------------ the probe's bundle
+
+
+def _bundle_read(payload, data, mode=0o600, via=None):
+    """``probe._Bundle.read`` of ``data`` kept as the check bundle of ``payload``, read
+    through ``via`` (else ``payload``): the module names it would serve, or None."""
+    from sitewarden.detect import probe
+
+    path = probe._Bundle.path(str(payload), "check")
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, mode)
+    found = probe._Bundle.read(str(via or payload), "check")
+    return None if found is None else sorted(found.modules)
+
+
+def test_the_probes_bundle_is_trusted_only_from_a_private_whole_file(tmp_path):
+    """The file of the probe's module code is read only when this user alone owns it and
+    its directory, not through a link, and when it holds what a probe writes: module
+    names of sitewarden, code objects, paths inside the payload.  Anything else is no
+    bundle at all (the modules are imported one by one)."""
+    import marshal
+
+    code = compile("X = 1\n", "x", "exec")
+    good = marshal.dumps({"sitewarden.detect.x": ("sitewarden/detect/x.py", False, code)})
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    assert _bundle_read(private, good) == ["sitewarden.detect.x"]
+    assert _bundle_read(private, good, mode=0o666) is None
+    for junk in (b"", b"\x00garbage", marshal.dumps([1, 2]),
+                 marshal.dumps({"os": ("sitewarden/x.py", False, code)}),
+                 marshal.dumps({"sitewarden.x": ("/etc/x.py", False, code)}),
+                 marshal.dumps({"sitewarden.x": ("sitewarden/../../x.py", False, code)}),
+                 marshal.dumps({"sitewarden.x": ("sitewarden/x.py", 1, code)}),
+                 marshal.dumps({"sitewarden.x": ("sitewarden/x.py", False, "X = 1")})):
+        assert _bundle_read(private, junk) is None, junk
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert _bundle_read(shared, good) is None
+    link = tmp_path / "link"
+    link.symlink_to(private)
+    assert _bundle_read(private, good, via=link) is None
+
+
+def test_a_forged_bundle_runs_only_from_a_private_file(tmp_path):
+    """End to end: a bundle whose ``check`` module would exit 99 stops a probe only when
+    it is kept as a probe keeps one (this user's, mode 0600); world-writable, it is
+    ignored and the probe imports its modules one by one."""
+    import marshal
+    import sys
+
+    from sitewarden.cli import payload
+    from sitewarden.detect import probe
+
+    root = tmp_path / "payload"
+    root.mkdir(mode=0o700)
+    payload.write_tree(root, payload.runtime_files())
+    root.chmod(0o700)
+    forged = marshal.dumps({"sitewarden.detect.check": (
+        "sitewarden/detect/check.py", False, compile("raise SystemExit(99)\n", "x", "exec"))})
+    path = probe._Bundle.path(str(root), "check")
+    results = {}
+    for mode in (0o666, 0o600):
+        with open(path, "wb") as f:
+            f.write(forged)
+        os.chmod(path, mode)
+        proc = subprocess.run([sys.executable, "-I", "-c", probe.BOOTSTRAP, str(root), "check"],
+                              capture_output=True, text=True, cwd="/")
+        results[mode] = proc.returncode
+        if mode == 0o666:
+            assert "findings" in json.loads(proc.stdout), proc.stderr
+    assert results == {0o666: 0, 0o600: 99}

@@ -181,9 +181,9 @@ def test_cli_never_runs_a_runtime_from_an_unsafe_cache(make_hermetic, tmp_path, 
 
 
 def test_a_check_keeps_what_the_next_one_reuses_in_its_private_cache(make_hermetic, tmp_path):
-    """A check keeps its verdicts on the target's startup lines in the payload it ran
-    from (this user's alone), and the next check, reading them, reports the same
-    startup code."""
+    """A check keeps its verdicts on the target's startup lines, and the code of the
+    probe's modules, in the payload it ran from (this user's alone, mode 0600), and the
+    next check, reading them, reports the same startup code."""
     hp = make_hermetic(NEWEST)
     (hp.local_dir / "swr-kept.pth").write_text("import swr_kept_missing_xyz\n")
     base = tmp_path / "cache"
@@ -197,9 +197,11 @@ def test_a_check_keeps_what_the_next_one_reuses_in_its_private_cache(make_hermet
     assert reports[0]["startup"] == reports[1]["startup"]
     assert [f for f in reports[1]["findings"] if f["kind"] == "startup-line-fails"
             and "swr_kept_missing_xyz" in f["message"]], reports[1]["findings"]
-    (kept,) = _cache_root(base).glob("*/startup-lines-*")
-    st = os.lstat(kept)
-    assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == 0o600
+    (lines,) = _cache_root(base).glob("*/startup-lines-*")
+    (modules,) = _cache_root(base).glob("*/probe-modules-check-*")  # the probe's code
+    for kept in (lines, modules):
+        st = os.lstat(kept)
+        assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == 0o600
 
 
 # ------------------------------------------------------------------ --hook sitecustomize

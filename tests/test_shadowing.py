@@ -544,6 +544,8 @@ def _report_modules():  # the probe ends with the exit handlers (no teardown)
     sys.stderr.write("\\nMODULES " + json.dumps({
         "imported": {m: getattr(sys.modules[m], "__cached__", None) for m in sys.modules
                      if m.startswith("sitewarden.")},
+        "bundled": [m for m in sys.modules if m.startswith("sitewarden.") and
+                    type(sys.modules[m].__spec__.loader).__name__ == "_Bundle"],
         "preloaded": ["sitewarden." + n
                       for n in sys.modules["sitewarden.detect.probe"]._RUNTIME["full"]]}))
 atexit.register(_report_modules)
@@ -577,13 +579,22 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
                   if not (cached and os.path.isfile(cached))]
     assert not_cached == []
     assert set(seen["preloaded"]) <= set(imported)
-    # ... and valid: the next check loads every module from it.
-    again = g.run([g.executable, "-c", probe.BOOTSTRAP, root, "full"],
+    # ... and valid: the next check loads every module from it, those it loads up front
+    # from the one file of their code (probe._Bundle) that the first check kept.
+    again = g.run([g.executable, "-c", PROBE_MODULES + probe.BOOTSTRAP, root, "full"],
                   env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1",
                        "PYTHONVERBOSE": "1"})
     assert again.returncode == 0, again.stderr
-    loaded = [line for line in again.stderr.splitlines() if line.startswith("# code object from")]
-    assert all(cached in "\n".join(loaded) for cached in imported.values())
+    assert json.loads(again.stdout)["check"] == json.loads(proc.stdout)["check"]
+    seen_again = json.loads(again.stderr.rpartition("\nMODULES ")[2])
+    assert sorted(seen_again["imported"]) == sorted(imported)
+    bundled = set(seen_again["bundled"])
+    assert set(seen["preloaded"]) - bundled == {"sitewarden.detect.private_cache"}  # reads it
+    assert "sitewarden._vendor.packaging.markers" not in bundled
+    loaded = "\n".join(line for line in again.stderr.splitlines()
+                       if line.startswith("# code object from"))
+    assert all(cached in loaded for m, cached in imported.items() if m not in bundled)
+    assert not any(cached in loaded for m, cached in imported.items() if m in bundled)
     assert "stale" not in again.stderr
 
 

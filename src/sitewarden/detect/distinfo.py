@@ -251,19 +251,14 @@ class Distribution:
         return out
 
     def may_list(self, path):
-        """False when :meth:`files` surely does not hold ``path`` (relative, '/'
-        separated): the file list's text lacks it (``RECORD`` lists each path as
-        :meth:`files` gives it; ``installed-files.txt`` is normalised, so only its last
-        component is sought there).  An unowned ``.pth`` or a package's ``__init__.py``
-        then costs a substring search per distribution beside it, not a parse of every
-        ``RECORD`` (pip's: 850 lines)."""
+        """False when :meth:`files` surely lacks ``path`` (relative, '/' separated): the
+        list's text lacks it (``installed-files.txt``, normalised: its last part).  A
+        substring search per distribution, where a parse of every ``RECORD`` would be."""
         member = {"dist-info": "RECORD", "egg-info": "installed-files.txt"}.get(self.kind)
         if member is None or '"' in path or "files" in self._cache:
             return True  # a quoted path is escaped in the CSV; a parsed list is cheap
         text = self._member(member)
-        if text is None:
-            return True
-        return (path if member == "RECORD" else path.rpartition("/")[2]) in text
+        return text is None or (path if member == "RECORD" else path.rpartition("/")[2]) in text
 
     def top_level_from_files(self):
         files = self.files()
