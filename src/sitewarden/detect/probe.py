@@ -147,8 +147,7 @@ class _Bundle:
         """The payload's bundle for ``kind``, or None (none yet, or not one)."""
         if payload is None or kind is None:
             return None
-        from . import private_cache  # imports only os
-
+        private_cache = _private_cache()
         if private_cache.private_directory(payload) is None:
             return None
         data = private_cache.read(cls.path(payload, kind))
@@ -194,8 +193,7 @@ class _Bundle:
         if payload is None or kind is None:
             return
         try:
-            from . import private_cache  # imports only os
-
+            private_cache = _private_cache()
             if private_cache.private_directory(payload) is None:
                 return
             ext = sys.modules["_frozen_importlib_external"]  # loaded at startup
@@ -216,6 +214,12 @@ class _Bundle:
             private_cache.write(cls.path(payload, kind), marshal.dumps(modules))
         except Exception:
             _swallowed("keeping the probe's modules in one file (each is imported)")
+
+
+def _private_cache():
+    from . import private_cache  # imports only os; after _load_runtime set bytecode on
+
+    return private_cache
 
 
 def _checked_bytecode(ext, marshal, source):
