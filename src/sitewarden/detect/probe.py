@@ -217,7 +217,7 @@ class _Bundle:
 
 
 def _private_cache():
-    from . import private_cache  # imports only os; after _load_runtime set bytecode on
+    from . import private_cache  # imports only os (bytecode written: see _load_runtime)
 
     return private_cache
 
@@ -231,11 +231,17 @@ def _checked_bytecode(ext, marshal, source):
         st = os.stat(source)
     except OSError:
         return None
-    if data[:4] != ext.MAGIC_NUMBER or data[4:8] != bytes(4) or \
-            data[8:12] != (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") or \
-            data[12:16] != (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"):
+    if data[:16] != _bytecode_header(ext, st):
         return None
     return marshal.loads(data[16:])
+
+
+def _bytecode_header(ext, st):
+    """The header of timestamp-checked bytecode for a source whose ``stat`` is ``st``
+    (PEP 552: magic number, flags 0, modification time, size)."""
+    return b"".join((ext.MAGIC_NUMBER, (0).to_bytes(4, "little"),
+                     (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little"),
+                     (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")))
 
 
 def _cache_vendored_bytecode():
@@ -269,9 +275,7 @@ def _write_bytecode(ext, marshal, path):
     st = os.stat(path)
     with open(path, "rb") as f:
         code = compile(f.read(), path, "exec", dont_inherit=True)
-    data = b"".join((ext.MAGIC_NUMBER, (0).to_bytes(4, "little"),
-                     (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little"),
-                     (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"), marshal.dumps(code)))
+    data = _bytecode_header(ext, st) + marshal.dumps(code)
     cached = ext.cache_from_source(path)
     os.makedirs(os.path.dirname(cached), exist_ok=True)
     tmp = "%s.%d.tmp" % (cached, os.getpid())
