@@ -105,6 +105,7 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
             else "Error processing line 1 of %s/swr-broken.pth" % local)
     assert said in start.stderr and said in broken[0]["message"], (start.stderr, broken)
     assert "fails at every start: " + error in text, text
+    assert "      1 runs   import swr_no_such_module_xyz\n" in text, text  # what it does
     after = _file(report, "swr-broken.pth")["lines"][1]
     if t.version >= (3, 15):  # PEP 829: a failing line no longer abandons the file
         assert after["runs"] is True and after["error"] is None, after

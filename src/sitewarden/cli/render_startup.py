@@ -41,7 +41,9 @@ def _line(line: StartupLine, style: Any) -> str | None:
     kind = line.kind
     if kind == "comment":
         return None
-    head = "    %3d %-6s " % (line.number, "entry" if kind == "entry-point" else kind)
+    # An import line is shown as what it does ("runs import os; ..."), not as its kind.
+    label = {"entry-point": "entry", "import": "runs"}.get(kind, kind)
+    head = "    %3d %-6s " % (line.number, label)
     if kind == "path":
         state = "exists" if line.exists else style.warn("missing")
         text = "%s (%s%s)" % (line.directory, state, _writers_text(line.writers))
