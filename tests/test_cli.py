@@ -17,7 +17,13 @@ def test_help_has_examples_and_version():
     assert "examples:" in proc.stdout and "sitewarden install --python" in proc.stdout
     assert "SITEWARDEN_DISABLE" in proc.stdout
     proc = subprocess.run([*CLI, "--version"], capture_output=True, text=True)
-    assert proc.stdout.strip() == "sitewarden " + sitewarden.__version__
+    assert proc.stdout.strip() == "sitewarden " + sitewarden.__version__ and proc.returncode == 0
+    # ... as argparse would print it, without loading argparse and the commands (a start)
+    proc = subprocess.run([sys.executable, "-c", "import sys\nfrom sitewarden.cli import main\n"
+                           "rc = main.main(['--version'])\nprint(rc, sorted(m for m in sys.modules"
+                           " if m in ('argparse', 'sitewarden.cli.commands')))"],
+                          capture_output=True, text=True)
+    assert proc.stdout.splitlines() == ["sitewarden " + sitewarden.__version__, "0 []"], proc
 
 
 def _on_a_terminal(env):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from .. import __version__
 from ..detect.probe import exit_without_teardown
 from . import targets
 from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
@@ -81,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
+            if argv == ["--version"]:  # as argparse prints it, without loading argparse
+                print("sitewarden " + __version__)
+                return 0
             args = plain_args(argv)
             pending = _start_check(args)
             try:
