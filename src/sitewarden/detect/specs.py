@@ -29,15 +29,6 @@ def find_in(fullname, entry):
 _CASE_BLIND = sys.platform.startswith(("win", "cygwin", "darwin"))
 
 
-def _cwd():
-    """The key importlib keeps the working directory's importer under ('' on
-    ``sys.path``); None when it was deleted (importlib then finds nothing there)."""
-    try:
-        return os.getcwd()
-    except OSError:
-        return None
-
-
 def listed_among(entry, names, suffixes):
     """Which of the top-level ``names`` ``entry``'s listing may provide (a superset of
     those :func:`find_in` finds there), from the listing importlib's own ``FileFinder``
@@ -51,7 +42,8 @@ def listed_among(entry, names, suffixes):
     try:
         found = pathfacts.present_among(entry, names, suffixes)  # creates the importer
         external = sys.modules["_frozen_importlib_external"]  # loaded at startup
-        importer = sys.path_importer_cache.get(entry or _cwd(), False)
+        # importlib keeps the working directory's ('' on sys.path) under its path
+        importer = sys.path_importer_cache.get(entry or pathfacts.cwd(), False)
         if importer is None:
             return set()  # what find_in finds there: PathFinder skips the entry
         if isinstance(importer, external.FileFinder):
