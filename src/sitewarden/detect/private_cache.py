@@ -5,10 +5,12 @@ index of dpkg's startup files (:mod:`.owners`), the verdicts on startup lines
 (:mod:`.startup_checks`).  A file is trusted only as far as the code beside it: read
 only from a directory and a file this user owns and nobody else may write, never
 through a symbolic link; written whole, then renamed into place, so that a reader sees
-a whole file or the one before.  Runs inside a target: module level imports ``os``.
+a whole file or the one before.  Values are kept as ``marshal`` data (:func:`load`,
+:func:`keep`).  Runs inside a target: module level imports ``os`` and ``sys``.
 """
 
 import os
+import sys
 
 #: The probe's payload (the CLI's private cache), set by the probe; None elsewhere:
 #: nothing is kept.
@@ -79,3 +81,20 @@ def write(path, data):
             os.unlink(temp)
         except OSError:
             pass
+
+
+def load(path):
+    """The value kept as ``path`` (:func:`read`, then ``marshal``), or None: no such
+    file, or not marshal data.  Its caller checks that the value has the shape it wrote."""
+    data = read(path)
+    if not data:
+        return None
+    try:
+        return sys.modules["marshal"].loads(data)  # built in, loaded at startup
+    except (EOFError, ValueError, TypeError):  # not marshal data
+        return None
+
+
+def keep(path, value):
+    """Keep ``value`` (strings, numbers, tuples, lists, dicts, code) as ``path`` (:func:`write`)."""
+    write(path, sys.modules["marshal"].dumps(value))  # built in, loaded at startup

@@ -125,8 +125,8 @@ class _Bundle:
     :func:`_load_runtime` imports; each module gets the spec the path finder would
     give it (its file, its bytecode path, its package's directory), so that nothing
     else tells it apart.  The payload's sources never change (its name is their
-    stamp); the bundle is written from bytecode checked against them, is read only as
-    ``private_cache`` reads a kept file, and is ignored when it is not one."""
+    stamp); the bundle is written from bytecode checked against them, is kept and read
+    by ``private_cache`` (as marshal data), and is ignored when it is not one."""
 
     #: Bumped when the file's layout changes.
     FORMAT = 1
@@ -150,13 +150,7 @@ class _Bundle:
         private_cache = _private_cache()
         if private_cache.private_directory(payload) is None:
             return None
-        data = private_cache.read(cls.path(payload, kind))
-        if not data:
-            return None
-        try:
-            modules = sys.modules["marshal"].loads(data)  # loaded at startup
-        except (EOFError, ValueError, TypeError):
-            return None
+        modules = private_cache.load(cls.path(payload, kind))
         if type(modules) is not dict:
             return None
         code_type = type(_checked_bytecode.__code__)
@@ -211,7 +205,7 @@ class _Bundle:
                     return  # not compiled where a probe can read it: no bundle
                 modules[name] = (origin[len(top):].replace(os.sep, "/"),
                                  spec.submodule_search_locations is not None, code)
-            private_cache.write(cls.path(payload, kind), marshal.dumps(modules))
+            private_cache.keep(cls.path(payload, kind), modules)
         except Exception:
             _swallowed("keeping the probe's modules in one file (each is imported)")
 

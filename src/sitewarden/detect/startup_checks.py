@@ -162,7 +162,7 @@ class LineMemo:
         self.used = {}
         if private_cache.private_directory(directory) is not None:
             self.path = os.path.join(directory, self.NAME)
-            self.known = _memo_from(private_cache.read(self.path))
+            self.known = _memo_from(private_cache.load(self.path))
 
     def checks(self, line):
         found = self.known.get(line)
@@ -174,18 +174,11 @@ class LineMemo:
     def save(self):
         """Keep this check's lines, when they are not what the file holds already."""
         if self.path is not None and self.used != self.known:
-            marshal = sys.modules["marshal"]  # loaded at startup
-            private_cache.write(self.path, marshal.dumps(self.used))
+            private_cache.keep(self.path, self.used)
 
 
-def _memo_from(data):
+def _memo_from(memo):
     """The verdicts a kept memo holds, or ``{}`` when there is none or it is not one."""
-    if not data:
-        return {}
-    try:
-        memo = sys.modules["marshal"].loads(data)  # loaded at startup
-    except (EOFError, ValueError, TypeError):  # not a memo
-        return {}
     if type(memo) is not dict:
         return {}
     for line, verdict in memo.items():
