@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,8 @@ BUILD = CHECKOUT / "packaging" / "build-deb"
 
 VERSION = sitewarden.__version__
 NEXT = VERSION + "+1"  # the upgrade: a rebuild with a bumped version
+#: The package's versions: Debian's spelling of the runtime's (build-deb's debian_version).
+DEB_VERSION = {v: runpy.run_path(str(BUILD))["debian_version"](v) for v in (VERSION, NEXT)}
 
 #: Every python3.X each root has: the package must guard them all.
 PYTHONS = {"bookworm": ("3.11",), "trixie": ("3.13",), "sid": ("3.14", "3.15")}
@@ -310,7 +313,8 @@ def test_apt_hook_reports_what_a_dpkg_run_leaves_shadowed(ns, debs, tmp_path):
 def test_upgrade_keeps_it_active_and_coexists_with_sitewarden_install(ns, debs):
     install_deb(ns, debs[VERSION])
     proc = install_deb(ns, debs[NEXT])
-    assert "Unpacking sitewarden (%s) over (%s)" % (NEXT, VERSION) in proc.stdout, proc.stdout
+    assert "Unpacking sitewarden (%s) over (%s)" % (DEB_VERSION[NEXT], DEB_VERSION[VERSION]) \
+        in proc.stdout, proc.stdout
     assert ours(proc) == [], proc.stdout + proc.stderr
     for python in pythons(ns):
         assert_one_guard(ns, python, NEXT)
@@ -390,7 +394,7 @@ def test_python_installed_later_gets_its_bytecode(debs):
 def test_build_is_reproducible_and_holds_the_deployed_runtime(debs, tmp_path):
     again = build(tmp_path)
     assert again.read_bytes() == debs[VERSION].read_bytes()
-    assert again.name == "sitewarden_%s_all.deb" % VERSION
+    assert again.name == "sitewarden_%s_all.deb" % DEB_VERSION[VERSION]
     listing = subprocess.run(["dpkg-deb", "--contents", str(again)], capture_output=True,
                              text=True, check=True).stdout.splitlines()
     epoch = subprocess.run(["git", "-C", str(CHECKOUT), "log", "-1", "--format=%ct"],
@@ -406,7 +410,7 @@ def test_build_is_reproducible_and_holds_the_deployed_runtime(debs, tmp_path):
     assert not [p for p in paths if "__pycache__" in p or p.endswith(".pyc")]
     info = subprocess.run(["dpkg-deb", "--field", str(again), "Version", "Depends"],
                           capture_output=True, text=True, check=True).stdout
-    assert "Version: %s" % VERSION in info and "Depends: python3:any" in info
+    assert "Version: %s\n" % DEB_VERSION[VERSION] in info and "Depends: python3:any" in info
 
 
 def test_lintian_reports_no_error(debs):

@@ -14,7 +14,7 @@ open; blocks, in the installer hooks, fail closed.  Measured in benchmarks/.
 
 import sys
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 #: The entry point named by ``sitewarden.start`` and ``sitewarden.pth``; never renamed.
 ENTRY_POINT = "sitewarden:activate"
