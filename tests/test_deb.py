@@ -213,6 +213,8 @@ def warm_up(ns) -> None:
 
 
 def test_install_guards_every_python_and_purge_restores(ns, debs):
+    """Install, use (every command, apt runs with the hook, an upgrade), remove, purge:
+    ``/usr`` and ``/etc`` are byte for byte what they were before."""
     warm_up(ns)
     before = digest(ns)
     proc = install_deb(ns, debs[VERSION])
@@ -246,12 +248,31 @@ def test_install_guards_every_python_and_purge_restores(ns, debs):
     man = run(ns, ["sh", "-c", "zcat /usr/share/man/man1/sitewarden.1.gz | head -3"])
     assert "SITEWARDEN" in man.stdout
 
+    # What the package's command and its apt hook keep (the runtime copy the probes run,
+    # what they keep between checks) goes to the cache of the user running them, never
+    # among the package's files; an upgrade changes nothing there either.
+    cached = put_in_apt_cache(ns, distro_debs(ns.release, ("python3-six",)))
+    for deb in (debs[VERSION], debs[NEXT]):
+        if deb is debs[NEXT]:
+            install_deb(ns, deb)
+        for argv in (["check"], ["status"], ["check", "--json"], ["status", "--all"]):
+            proc = run(ns, ["sitewarden", *argv])
+            assert proc.returncode in (0, 1), (argv, proc.stdout + proc.stderr)
+        proc = apt(ns, "install", "--reinstall", "python3-six")  # the hook checks each python
+        assert ours(proc) == [] and "rror" not in proc.stderr, proc.stdout + proc.stderr
+        verify = run(ns, ["dpkg", "-V", "sitewarden"])
+        assert verify.returncode == 0 and verify.stdout == "", verify.stdout + verify.stderr
+        strays = run(ns, ["find", "/usr/lib/python3/dist-packages", "-maxdepth", "1",
+                          "-newer", "/var/lib/dpkg/info/sitewarden.list", "!", "-type", "d"])
+        assert strays.stdout == "", strays.stdout
+        kept = run(ns, ["sh", "-c", "ls /root/.cache/sitewarden/runtime/*/"])
+        assert "dpkg-index-" in kept.stdout and "probe-modules-check-" in kept.stdout, kept.stdout
+
     # Removed but not purged: the apt hook's conffile stays and must do nothing.
     apt(ns, "remove", "sitewarden")
     for python in pythons(ns):
         proc = run(ns, [python, "-c", GUARDS])
         assert proc.stdout.split() == ["0", "None", "None"], proc.stdout + proc.stderr
-    cached = put_in_apt_cache(ns, distro_debs(ns.release, ("python3-six",)))
     proc = apt(ns, "install", "--reinstall", "python3-six")
     assert ours(proc) == [] and "rror" not in proc.stderr, proc.stdout + proc.stderr
     apt(ns, "purge", "sitewarden")

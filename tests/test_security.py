@@ -134,6 +134,59 @@ def test_probe_cache_used_only_when_private(tmp_path, monkeypatch, case):
     assert (found is not None) == (used.parent == root)
 
 
+def test_no_cache_in_a_system_tree(tmp_path, monkeypatch):
+    """Whoever runs the CLI, however HOME and XDG_CACHE_HOME are set, nothing is kept
+    under /usr or /etc (the runtime then runs from a temporary copy); the probe side
+    refuses such a directory too, whatever a CLI passes it."""
+    from sitewarden.cli import payload
+    from sitewarden.detect import private_cache
+
+    link = tmp_path / "cache-link"
+    link.symlink_to("/usr/lib/python3")
+    for xdg, home in (("/usr/lib/python3/dist-packages", str(tmp_path)),
+                      ("/etc/sitewarden", str(tmp_path)), (str(link), str(tmp_path)),
+                      ("", "/usr/lib/python3/dist-packages"), ("relative", "/usr")):
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        monkeypatch.setenv("HOME", home)
+        assert payload._private_cache_dir() is None, (xdg, home)
+    assert not os.path.lexists("/usr/lib/python3/dist-packages/sitewarden/runtime")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # not absolute: ignored (XDG spec)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert payload._private_cache_dir() == str(tmp_path / ".cache" / "sitewarden" / "runtime")
+    for system in ("/usr/lib/python3/dist-packages", "/usr", "/etc/python3.11"):
+        assert private_cache.private_directory(system) is None, system
+    tmp_path.chmod(0o700)
+    assert private_cache.private_directory(str(tmp_path)) == str(tmp_path)
+
+
+def test_old_runtime_copies_are_pruned(tmp_path, monkeypatch):
+    """Each use marks a runtime copy as used; making a new one removes the copies beyond
+    the two most recently used others and those unused for two weeks, and what a killed
+    CLI left staging, never a copy or a staging directory used in the last ten minutes."""
+    import shutil
+    import time
+
+    from sitewarden.cli import payload
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    root = _cache_root(tmp_path)
+    current = Path(payload.payload_dir())
+    os.utime(current, (1, 1))
+    assert Path(payload.payload_dir()) == current
+    assert time.time() - current.stat().st_mtime < 60, "a use marks it used"
+    now = time.time()
+    ages = {"0.1.0-forgotten": 15 * 86400, "0.1.0-hour": 3600, "0.1.0-two": 7200,
+            "0.1.0-three": 10800, "0.1.0-running": 60, ".staging-killed": 7200,
+            ".staging-now": 10}
+    for name, age in ages.items():
+        (root / name / "sitewarden").mkdir(parents=True)
+        os.utime(root / name, (now - age, now - age))
+    shutil.rmtree(current)  # the sources changed: a new copy is made
+    assert Path(payload.payload_dir()) == current
+    assert sorted(os.listdir(root)) == sorted(
+        [current.name, "0.1.0-running", "0.1.0-hour", ".staging-now"])
+
+
 def _plant(base: Path, canary: Path) -> Path:
     """A runtime in the cache, under the key the CLI will look for, that leaves ``canary``."""
     from sitewarden.cli import payload

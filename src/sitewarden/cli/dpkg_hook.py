@@ -29,7 +29,7 @@ import time
 from .. import failopen
 from ..detect import probe
 from ..detect.records import CheckReport, Copy, ShadowCase, Shadowing
-from . import render_startup
+from . import payload, render_startup
 from .targets import machine_interpreters
 
 DISTRO_DIR = "/usr/lib/python3/dist-packages"
@@ -81,14 +81,18 @@ def read_changes(path: str) -> dict[str, str]:
 def probe_env() -> dict[str, str]:
     """The checks' environment: a start as the user running the hook would get (root's,
     under apt), without PYTHON* variables (as ``-E``), HOME that user's home (``sudo``
-    may have kept the caller's): the user site the probe sees is the one that user's
-    Python programs import."""
+    may have kept the caller's, and then its ``XDG_CACHE_HOME`` goes too): the user site
+    the probe sees is the one that user's Python programs import, the cache the probes
+    keep their files in is that user's (:func:`.payload.payload_dir`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["SITEWARDEN_DISABLE"] = "1"
     try:
-        env["HOME"] = pwd.getpwuid(os.geteuid()).pw_dir
+        home = pwd.getpwuid(os.geteuid()).pw_dir
     except KeyError:
-        pass  # no passwd entry: HOME as given
+        home = None  # no passwd entry: HOME as given
+    if home is not None and home != env.get("HOME"):
+        env["HOME"] = home
+        env.pop("XDG_CACHE_HOME", None)  # the caller's, kept by sudo
     return env
 
 
@@ -100,8 +104,10 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
     a file of its own (``probe.BOOTSTRAP``'s report descriptor), so that a ``.pth`` that
     prints does not hide an interpreter from the report."""
     env = probe_env()
-    # The directory holding this sitewarden (the package's: /usr/lib/python3/dist-packages).
-    runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # The runtime the probes run, and where they keep what the next check reuses: a copy
+    # in that user's cache (root's, under apt), as `sitewarden check` uses; never the
+    # package's own directory, which the probes would write into.
+    runtime = payload.payload_dir(env)
     try:
         cwd = tempfile.mkdtemp(prefix="sitewarden-hook-")
     except OSError:

@@ -17,6 +17,7 @@ import zlib
 import sitewarden
 
 from .. import pathfacts
+from ..detect.private_cache import in_system_tree
 
 TYPE_CHECKING = False  # pathlib is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -131,15 +132,38 @@ def write_tree(root: str | Path, files: dict[str, bytes]) -> None:
         os.chmod(dirpath, 0o755)
 
 
-def _private_cache_dir() -> str | None:
+#: Runtime copies kept beside the one in use (the most recently used first), and how long
+#: an unused one is kept at most; one used in the last IN_USE seconds is never removed
+#: (another ``sitewarden`` may be running from it).
+KEEP_OTHER_COPIES = 2
+MAX_IDLE = 14 * 24 * 3600
+IN_USE = 600
+
+
+def cache_home(environ: dict[str, str] | None = None) -> str:
+    """The user's cache directory: ``$XDG_CACHE_HOME`` (when absolute, as the XDG Base
+    Directory specification says), else ``~/.cache``."""
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    base = environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):
+        home = environ.get("HOME") or os.path.expanduser("~")
+        base = os.path.join(home, ".cache")
+    return base
+
+
+def _private_cache_dir(environ: dict[str, str] | None = None) -> str | None:
     """A cache directory only this user can write to, or None.
 
     The probe runs the cached copy inside target interpreters, possibly as
-    root: a directory another user could write to would let them run code.
+    root: a directory another user could write to would let them run code.  Never in
+    a system tree (``private_cache.in_system_tree``): an ``XDG_CACHE_HOME`` or a
+    ``HOME`` under ``/usr`` gets no cache, not files among the distribution's.
     """
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = cache_home(environ)
     root = os.path.join(base, "sitewarden", "runtime")
     try:
+        if in_system_tree(os.path.realpath(os.path.dirname(root))):
+            return None
         os.makedirs(root, mode=0o700, exist_ok=True)
         for d in (root, os.path.dirname(root)):
             st = os.lstat(d)
@@ -155,28 +179,64 @@ def cache_key() -> str:
     return "%s-%s" % (sitewarden.__version__, _stamp(_code_sources()))
 
 
-def payload_dir() -> str:
+def payload_dir(environ: dict[str, str] | None = None) -> str:
     """A directory holding the runtime tree, for running the probe in a target.
 
     Cached in the user's private cache under a key made from the sources'
     names, sizes and times, so that a run of ``check`` reads no source file;
-    each target writes its bytecode there once (``probe._load_runtime``).  A
-    private temporary directory, removed when the CLI exits, when no safe cache exists.
+    each target writes its bytecode there once (``probe._load_runtime``).  Its time is
+    set at each use: copies of other sources that nobody used for a while are removed
+    when a new one is made (:func:`_prune`).  A private temporary directory, removed
+    when the CLI exits, when no safe cache exists.  ``environ``: where ``HOME`` and
+    ``XDG_CACHE_HOME`` are read (this process's environment by default).
     """
-    root = _private_cache_dir()
+    root = _private_cache_dir(environ)
     if root is None:
         tmp = _staged_tree("sitewarden-runtime-")
         atexit.register(_remove_tree, tmp)  # not left behind at every run
         return tmp
-    final = os.path.join(root, cache_key())
+    key = cache_key()
+    final = os.path.join(root, key)
     if os.path.isfile(os.path.join(pathfacts.package_dir(final), "__init__.py")):
+        try:
+            os.utime(final)  # in use: not pruned (one system call)
+        except OSError:
+            pass
         return final
     staging = _staged_tree(".staging-", root)
     try:
         os.rename(staging, final)
     except OSError:  # another process won the race
         _remove_tree(staging)
+    _prune(root, key)
     return final
+
+
+def _prune(root: str, keep: str) -> None:
+    """Remove the runtime copies in ``root`` other than ``keep`` that are not among the
+    :data:`KEEP_OTHER_COPIES` most recently used, or that nobody used for
+    :data:`MAX_IDLE` seconds, and staging directories left by a killed CLI; never one
+    used in the last :data:`IN_USE` seconds.  Each copy holds what probes kept in it."""
+    import time  # only when a new copy was made
+
+    now = time.time()
+    copies = []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if entry.name == keep or not entry.is_dir(follow_symlinks=False):
+                    continue
+                copies.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
+    except OSError:
+        return
+    copies.sort(reverse=True)  # the most recently used first
+    rank = 0
+    for mtime, name in copies:
+        staging = name.startswith(".")
+        rank += not staging
+        idle = now - mtime
+        if idle >= IN_USE and (staging or idle > MAX_IDLE or rank > KEEP_OTHER_COPIES):
+            _remove_tree(os.path.join(root, name))
 
 
 def _staged_tree(prefix: str, parent: str | None = None) -> str:

@@ -22,9 +22,23 @@ def is_private(st):
     return st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
+#: Never a cache, whoever runs the CLI and however ``HOME`` or ``XDG_CACHE_HOME`` are
+#: set (an older apt hook passed the Debian package's own directory): the trees package
+#: managers and the administrator own (FHS), every interpreter's site directories there.
+SYSTEM_TREES = ("/usr/", "/etc/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
+                "/libx32/", "/boot/")
+
+
+def in_system_tree(path):
+    """Is the absolute path ``path`` in one of :data:`SYSTEM_TREES` (textually)?"""
+    return os.path.join(path, "").startswith(SYSTEM_TREES)
+
+
 def private_directory(directory):
-    """``directory`` when it is this user's alone (not a link), else None."""
-    if directory is None:
+    """``directory`` when it is this user's alone (not a link) and outside the system's
+    trees, else None."""
+    if directory is None or not isinstance(directory, str) or \
+            in_system_tree(os.path.abspath(directory)):
         return None
     try:
         return directory if is_private(os.lstat(directory)) else None
