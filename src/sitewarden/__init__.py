@@ -143,8 +143,9 @@ def _watched(fullname, path, target):
                 return _call("guard.hooked:spec", sys.modules[__name__], fullname, path, target,
                              hook)
             except ImportError as exc:
-                if getattr(exc, "name", None) != __name__ + ".guard.hooked":
-                    raise
+                if not (__name__ + ".guard.hooked.").startswith(
+                        "%s." % getattr(exc, "name", None)):
+                    raise  # not guard.hooked's own absence (nor its package's)
                 if type(hook) is not str or hook.split()[1:2] != ["starts"]:
                     return None  # its import starts no install (see HOOKS)
                 site = __file__.rpartition("/")[0].rpartition("/")[0]

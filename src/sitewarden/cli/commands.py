@@ -8,7 +8,7 @@ import sys
 from .. import __version__, settings
 from ..detect.jsonout import dumps
 from ..detect.records import CheckReport, Finding, MarkerState
-from . import deployed, environment, targets
+from . import deployed, environment, judgement, targets
 from .errors import EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from .render import Style, render_check, render_status, render_status_all
 from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
@@ -121,11 +121,10 @@ def exit_status(findings: list[Finding]) -> int:
     return EXIT_ATTENTION if any(f.severity != "info" for f in findings) else EXIT_OK
 
 
-def guard_findings(status: Status, applies: bool,
-                   target: targets.Target | None = None) -> list[Finding]:
-    """``check``'s findings about the guard itself, from :func:`status_data` (``applies``:
-    the PEP 668 marker applies to the target; ``target``: to name the exact repair
-    command); ``status`` exits by the same ones."""
+def guard_findings(status: Status, target: targets.Target | None = None) -> list[Finding]:
+    """``check``'s findings about the guard itself, from :func:`status_data` (``target``:
+    to name the exact repair command); ``status`` exits by the same ones."""
+    applies = bool(status.marker.applies)
     out = []
     orphaned = {o.site_dir for o in status.orphans}
     for dep in status.deployments:
@@ -142,8 +141,9 @@ def guard_findings(status: Status, applies: bool,
             fix = "sitewarden install --python %s" % deployed.shell_quote(status.python)
         out.append(Finding(
             "incomplete-deployment", "medium",
-            "the sitewarden deployment in %s is incomplete (missing %s): installs are "
-            "refused until `%s` repairs it" % (dep.site_dir, ", ".join(missing), fix),
+            "the sitewarden deployment in %s is incomplete (missing %s): %s" % (
+                dep.site_dir, ", ".join(missing),
+                judgement.incomplete_effect(status.active, status.marker, fix)),
             site_dir=dep.site_dir, missing=missing, command=fix))
     for orphan in status.orphans:
         loud = orphan.kind == "start" and orphan.effect.startswith("every start")
@@ -174,7 +174,7 @@ def status_exit(data: Status | TargetFailure) -> int:
     """``status``'s exit status for one target: ``check``'s rule on the guard's findings."""
     if isinstance(data, TargetFailure):
         return EXIT_ERROR
-    return exit_status(guard_findings(data, bool(data.marker.applies)))
+    return exit_status(guard_findings(data))
 
 
 def status_data(target: targets.Target, startup: StartupState | None = None) -> Status:
@@ -182,6 +182,7 @@ def status_data(target: targets.Target, startup: StartupState | None = None) -> 
                    for d in deployed.find_deployments(target)]
     if startup is None:
         startup = targets.startup_status(target)
+    marker = MarkerState.from_json(target.marker)
     return Status.make(
         sitewarden=__version__,
         python=target.executable,
@@ -193,7 +194,8 @@ def status_data(target: targets.Target, startup: StartupState | None = None) -> 
         active_module=startup.module_file,
         active_version=startup.version,
         startup_stderr=startup.stderr or "",
-        marker=MarkerState.from_json(target.marker),
+        marker=marker,
+        installs_refused=judgement.installs_refused(bool(startup.active), marker),
         # Set in the caller's environment, it turns the guard off in what it starts.
         disabled_by="SITEWARDEN_DISABLE" if _disabled_here() else None,
         disabled_value=_disabled_here(),
@@ -285,7 +287,7 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
     report.guard = status.guard()
     report.environment = status.environment
     report.silence_files = status.silence_files
-    report.findings.extend(guard_findings(status, bool(report.marker.applies), target))
+    report.findings.extend(guard_findings(status, target))
     return report
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..pathfacts import package_dir
+from .judgement import incomplete_effect
 from .render_startup import render_startup
 from .state import TargetFailure
 
@@ -155,15 +156,16 @@ def render_status(data: Status, style: Style) -> str:
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data.python, data.python_version))]
     if data.deployments:
+        orphaned = {o.site_dir for o in data.orphans or []}  # said below, as check says it
         for dep in data.deployments:
             lines.append(deployment_line(dep, data, style))
-            if not dep.complete:
-                missing = dep.missing or ["sitewarden/_deployment.json (the manifest)"]
+            if not dep.complete and dep.missing and dep.site_dir not in orphaned:
+                missing = dep.missing
                 fix = ("apt install --reinstall sitewarden" if dep.installer == "dpkg"
                        else "sitewarden install --python %s" % data.python)
-                lines.append("  %s the deployment is incomplete: missing %s; installs are "
-                             "refused until `%s` repairs it"
-                             % (style.warn("damaged:"), ", ".join(missing), fix))
+                lines.append("  %s the deployment is incomplete: missing %s; %s"
+                             % (style.warn("damaged:"), ", ".join(missing),
+                                incomplete_effect(data.active, data.marker, fix)))
     else:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     lines.extend(render_orphans(data.orphans or [], style))

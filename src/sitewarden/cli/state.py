@@ -56,10 +56,11 @@ class StartupState(Record):
 
 
 class GuardState(Record):
-    """``check``'s ``guard`` section: where it is deployed and whether a start loads it."""
+    """``check``'s ``guard`` section: where it is deployed, whether a start loads it, and
+    whether that start refuses installs (``cli.judgement``)."""
 
     __slots__ = ("deployments", "orphans", "active", "active_module", "active_version",
-                 "disabled_by", "disabled_value")
+                 "disabled_by", "disabled_value", "installs_refused")
     FIELDS = (("deployments", "deployments", DeploymentState),
               ("orphans", "orphans", Orphan)) + _fields(*__slots__[2:])
 

@@ -32,6 +32,21 @@ def _sitecustomize_location(search_path):
     return spec.origin
 
 
+def venv_config():
+    """The ``pyvenv.cfg`` that makes this interpreter a virtual environment's, or None.
+
+    PEP 405, as ``site.venv`` finds it: beside the executable or one directory up, the
+    executable's path as started (a venv's python is a link to its base).  ``site``
+    then sets ``sys.prefix``; the facts probe runs without ``site`` (``-S``), and must
+    say "virtual environment" where a normal start (``check``'s probe) does."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable or ""))
+    for d in (exe_dir, os.path.dirname(exe_dir)):
+        path = os.path.join(d, "pyvenv.cfg")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
 def facts():
     """Install-relevant facts of this interpreter: a :class:`~.records.ProbeFacts`."""
     import site  # not at module level: the probe imports the standard library
@@ -39,6 +54,9 @@ def facts():
     from ..guard import marker  # (and its own modules) only once _stdlib_first is in place
     from .records import MarkerState, ProbeFacts  # likewise
 
+    # A start with site reads pyvenv.cfg and sets sys.prefix (site.venv); the -S facts
+    # probe sees the base's prefix, and asks the same file.
+    venv = marker.in_virtualenv() or (sys.flags.no_site and venv_config() is not None)
     scheme = marker.default_scheme()
     paths = marker.scheme_paths(scheme)
     try:
@@ -60,7 +78,7 @@ def facts():
         executable=sys.executable,
         prefix=sys.prefix,
         base_prefix=getattr(sys, "base_prefix", sys.prefix),
-        virtualenv=marker.in_virtualenv(),
+        virtualenv=venv,
         scheme=scheme,
         purelib=paths.get("purelib"),
         platlib=paths.get("platlib"),
@@ -71,7 +89,7 @@ def facts():
         user_site_enabled=bool(site.check_enableusersite()),
         sitecustomize=_sitecustomize_location(search_path),
         cache_tag=sys.implementation.cache_tag,
-        marker=MarkerState.read(),
+        marker=MarkerState.read(venv=venv),
         uid=os.getuid() if hasattr(os, "getuid") else None,
     )
 

@@ -294,11 +294,12 @@ class MarkerState(Record):
     FIELDS = _fields(*__slots__)
 
     @classmethod
-    def read(cls, environ=None):
-        """The running interpreter's."""
+    def read(cls, environ=None, venv=None):
+        """The running interpreter's (``venv``: whether it is a virtual environment's,
+        when ``site``, which tells, did not run)."""
         from ..guard import marker  # the reader; this module imports nothing at module level
 
-        venv = marker.in_virtualenv()
+        venv = marker.in_virtualenv() if venv is None else venv
         found = marker.read(environ=environ)
         self = cls.__new__(cls)
         self.virtualenv = venv
