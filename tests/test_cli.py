@@ -86,3 +86,32 @@ def test_a_started_probe_is_stopped_when_the_command_ends_first(tmp_path):
         pass
     else:
         raise AssertionError("the probe %d still runs" % pid)
+
+
+def test_usage_errors_are_one_line_with_status_2():
+    """A usage error, like every other error, is one ``sitewarden: error: ...`` line."""
+    for args in (["check", "--bogus"], [], ["install", "--hook", "nope"], ["status", "-x"]):
+        proc = subprocess.run([*CLI, *args], capture_output=True, text=True)
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc)
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("sitewarden: error: "), (args, lines)
+        assert "--help`" in lines[0], lines
+
+
+def test_true_words_have_one_source():
+    """``--help``, ``status``'s meaning of a value and ``settings`` list the same true
+    words (the docs and the man page are held to them by test_docs_text)."""
+    from sitewarden import settings
+    from sitewarden.cli import environment
+
+    words = environment.TRUE_WORDS
+    assert sorted(words.split(", ")) == sorted(settings.TRUE_VALUES), words
+    assert sorted(environment.FALSE_WORDS.split(", ")) == sorted(
+        w for w in settings.FALSE_VALUES if w)
+    proc = subprocess.run([*CLI, "--help"], capture_output=True, text=True)
+    assert " ".join(proc.stdout.split()).count(words) == 1, proc.stdout
+    env = dict(os.environ, SITEWARDEN_DISABLE="maybe", SITEWARDEN_SILENCE="loud")
+    proc = subprocess.run([*CLI, "status", "--python", sys.executable], capture_output=True,
+                          text=True, env=env)
+    assert "accepted: %s (any case) turn the guard off" % words in proc.stdout, proc.stdout
+    assert "all (or %s)" % words in proc.stdout, proc.stdout

@@ -16,7 +16,7 @@ from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from typing import Any, NoReturn
 
 EXAMPLES = """\
 examples:
@@ -28,7 +28,7 @@ examples:
 
 environment:
   SITEWARDEN_DISABLE=1                the guard does nothing in that process (escape hatch;
-                                      1, yes, true, on; any other value leaves it on)
+                                      %s; any other value leaves it on)
   SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
   SITEWARDEN_SILENCE=shadow:yaml,six  acknowledge those shadows (check lists them as such)
   /etc/sitewarden/silence             shadow:NAME lines: acknowledged in every process
@@ -46,7 +46,7 @@ exit status (one rule for every command; with --all, the highest over the interp
   130  interrupted (Ctrl-C)
   141  stdout closed early (`sitewarden check | head -1`): the output stops quietly,
        as a closed pipe ends a command (128 + SIGPIPE)
-"""
+""" % (environment.TRUE_WORDS,)
 
 
 def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
@@ -69,7 +69,14 @@ def _add_all_option(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # not for the plain forms of `check` and `status` (see main.plain_args)
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        """Usage errors as every other error: one line on stderr, exit status 2."""
+
+        def error(self, message: str) -> NoReturn:
+            self.exit(EXIT_ERROR, "sitewarden: error: %s (see `%s --help`)\n"
+                      % (message, self.prog))
+
+    parser = Parser(
         prog="sitewarden",
         description="A PEP 668 guard inside the interpreter: blocks installs into externally "
         "managed Pythons, keeps installers out of distro directories, and warns when local "

@@ -18,12 +18,26 @@ if TYPE_CHECKING:
 #: The variables sitewarden reads (``_SITEWARDEN_OVERRIDE`` is its own, set for children).
 KNOWN = ("SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "SITEWARDEN_DEBUG")
 
-DISABLE_ACCEPTED = ("accepted: 1, yes, true, on, y, t (any case) turn the guard off; "
-                    "0, no, false, off, n, f or empty leave it on")
-SILENCE_ACCEPTED = ("accepted: shadow, path, all (or 1, yes, true, on), none (or 0, no, "
-                    "false, off), shadow:NAME[,NAME...], separated by commas, semicolons "
-                    "or spaces")
-DEBUG_ACCEPTED = "accepted: 1, yes, true, on, y, t; raise; 0, no, false, off, n, f or empty"
+
+
+def spelled(words: tuple[str, ...]) -> str:
+    """``settings``' words as the docs list them: the words, then the letters (``1, yes,
+    true, on, y, t``); the empty value left out (each text says "or empty")."""
+    kept = [w for w in words if w]
+    return ", ".join([w for w in kept if len(w) > 1 or w.isdigit()]
+                     + [w for w in kept if len(w) == 1 and not w.isdigit()])
+
+
+#: The true and false words of every SITEWARDEN_* variable (``settings``), as written in
+#: ``--help``, ``status``, the man page and the docs (tests hold them to this).
+TRUE_WORDS = spelled(settings.TRUE_VALUES)
+FALSE_WORDS = spelled(settings.FALSE_VALUES)
+DISABLE_ACCEPTED = ("accepted: %s (any case) turn the guard off; %s or empty leave it on"
+                    % (TRUE_WORDS, FALSE_WORDS))
+SILENCE_ACCEPTED = ("accepted: shadow, path, all (or %s), none (or %s), "
+                    "shadow:NAME[,NAME...], separated by commas, semicolons or spaces"
+                    % (TRUE_WORDS, FALSE_WORDS))
+DEBUG_ACCEPTED = "accepted: %s; raise; %s or empty" % (TRUE_WORDS, FALSE_WORDS)
 FILE_ACCEPTED = "accepted: shadow:NAME[,NAME...], one or more a line, # comments"
 
 
