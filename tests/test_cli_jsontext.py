@@ -69,10 +69,11 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     assert lines[0].split() == []
     # Detection runs in the target (the probe); the CLI builds its own findings with
     # records.finding, never importing the collectors (check, layout, shadowscan...);
-    # render_startup reads the startup section's records.
+    # render_startup reads the startup section's records; private_cache's rule for where
+    # nothing is kept is the payload's too (os and sys only).
     assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.jsonout",
-                                "sitewarden.detect.probe", "sitewarden.detect.records",
-                                "sitewarden.detect.startup_records"]
+                                "sitewarden.detect.private_cache", "sitewarden.detect.probe",
+                                "sitewarden.detect.records", "sitewarden.detect.startup_records"]
 
 
 @pytest.mark.parametrize("argv, plain", [

@@ -395,16 +395,16 @@ def machine_interpreters(dirs: tuple[str, ...] = INTERPRETER_DIRS) -> list[tuple
 def venv_of(target: Target) -> str | None:
     """The virtual environment ``target`` belongs to, or None.
 
-    The probe runs with ``-S``, and before 3.11 ``site`` is what reads
+    The facts probe runs with ``-S``, and ``site`` is what sets ``sys.prefix`` from
     ``pyvenv.cfg``: so the executable's own location decides (PEP 405: a
     ``pyvenv.cfg`` beside it or one directory up), as it is given, not resolved
     (a venv's python is a link to its base)."""
-    if target.facts.get("virtualenv"):
-        return str(target.facts.get("prefix"))
     bindir = os.path.dirname(os.path.abspath(target.executable))
     for d in (bindir, os.path.dirname(bindir)):
         if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
             return d
+    if target.facts.get("virtualenv"):  # an old virtualenv's (real_prefix): no pyvenv.cfg
+        return str(target.facts.get("prefix"))
     return None
 
 
