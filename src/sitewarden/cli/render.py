@@ -6,7 +6,7 @@ import os
 
 from ..pathfacts import package_dir
 from .judgement import incomplete_effect
-from .render_startup import render_startup
+from .render_startup import printable, render_startup
 from .state import TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
@@ -299,7 +299,7 @@ def render_shadowing(data: Shadowing, style: Style) -> list[str]:
 
 
 def _finding_lines(f: Finding, style: Style) -> list[str]:
-    text = f.message.splitlines() or [""]
+    text = printable(f.message).rstrip("\n").split("\n")
     return (["  %s %s" % (style.severity(f.severity), text[0])]
             + ["         " + t for t in text[1:]])
 

@@ -19,8 +19,21 @@ if TYPE_CHECKING:
 
 WIDTH = 72
 
+#: What a startup file's text may hold that a terminal would act on (escape sequences,
+#: carriage returns, form feeds, C1 controls, Unicode line breaks), shown escaped.
+_CONTROLS = {c: "\\x%02x" % c for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]
+             if c not in (0x09, 0x0a)}
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def printable(text: str) -> str:
+    """``text`` (from a file ``check`` read, or a message quoting one) with what a terminal
+    would act on escaped as ``\\xNN``; newlines and tabs kept."""
+    return text.translate(_CONTROLS)
+
 
 def _short(text: str) -> str:
+    text = printable(text)
     return text if len(text) <= WIDTH else text[:WIDTH - 3] + "..."
 
 
@@ -46,7 +59,7 @@ def _line(line: StartupLine, style: Any) -> str | None:
     head = "    %3d %-6s " % (line.number, label)
     if kind == "path":
         state = "exists" if line.exists else style.warn("missing")
-        text = "%s (%s%s)" % (line.directory, state, _writers_text(line.writers))
+        text = "%s (%s%s)" % (printable(line.directory), state, _writers_text(line.writers))
         if line.writers:
             text = style.bad(text)
     else:
@@ -70,13 +83,20 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
     if not files:
         lines.append("  " + style.good("none"))
     for f in files:
-        path = f.path + (" -> %s" % f.realpath if f.realpath not in (None, f.path) else "")
+        path = printable(f.path + (" -> %s" % f.realpath
+                                   if f.realpath not in (None, f.path) else ""))
         label = [owner_text(f.owner)]
         if f.template and f.template != label[0]:  # sitewarden's own: said once
             label.append(f.template)
         if f.disabled_by:
             label.append("import lines turned off by %s" % f.disabled_by)
-        owner = "[%s]" % ", ".join(label)
+        if f.started_by:
+            label.append("read by the site.addsitedir of %s line %d" % tuple(f.started_by))
+        if f.file_type:
+            label.append("a %s: not read" % f.file_type)
+        if f.size is not None:
+            label.append("%d bytes: not read" % f.size)
+        owner = printable("[%s]" % ", ".join(label))
         lines.append("  %s %s %s" % (f.kind, path, style.warn(owner) if not f.owner.kind
                                      else style.dim(owner)))
         if f.error:

@@ -1,10 +1,10 @@
 """``check``'s inventory of the code a start of the target runs before ``main``.
 
-Every ``.pth`` file ``site`` processes (the user site when enabled, then each site
-directory, in ``site``'s order; names sorted, dot files skipped), each line classified
-as ``site`` reads it (3.8-3.14: ``addpackage``; 3.15+: PEP 829's ``StartupState``, with
-``.start`` entry points and the ``.pth`` import lines a same-named ``.start`` turns off),
-then ``sitecustomize`` and ``usercustomize`` (the file imported, links followed).  Each
+Every ``.pth`` file ``site`` processes, each line classified as ``site`` reads it
+(3.8-3.14: ``addpackage``; 3.15+: PEP 829's ``StartupState``, with ``.start`` entry
+points and the ``.pth`` import lines a same-named ``.start`` turns off), as
+:mod:`.startup_read` reads them, then ``sitecustomize`` and ``usercustomize`` (the file
+imported, links followed).  Each
 file gets its owner (:mod:`.owners`) and, for each ``sys.path`` directory (a site
 directory, ``PYTHONPATH``, a ``.pth`` path line), who else may write to it (``os.stat``
 of it and of its parents: a parent they can write lets them rename it).
@@ -22,173 +22,11 @@ import sys
 from .. import pathfacts
 from . import layout, owners, private_cache, startup_checks
 from .records import Finding
-from .startup_records import Owner, PathDirectory, StartupFile, StartupLine, StartupSection
+from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
+from .startup_records import Owner, PathDirectory, StartupFile, StartupSection
 
 #: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
 SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"
-
-
-# ---------------------------------------------------------------- reading as site does
-
-
-def _pep829(site):
-    return hasattr(site, "StartupState")
-
-
-def _site_dirs(site):
-    """``(user site or None, [site directories in site's order])``, existing ones only."""
-    user = None
-    if getattr(site, "ENABLE_USER_SITE", False):
-        try:
-            user = site.getusersitepackages()
-        except AttributeError:  # an old virtualenv's site.py
-            user = None
-    try:
-        dirs = list(site.getsitepackages())
-    except AttributeError:  # an old virtualenv's site.py
-        dirs = []
-    out, seen = [], set()
-    for d in ([user] if user else []) + dirs:
-        key = os.path.normcase(os.path.abspath(d))
-        if key not in seen and os.path.isdir(d):
-            seen.add(key)
-            out.append(d)
-    return user, out
-
-
-def _decode(data, version):
-    """A ``.pth`` file's text as ``site`` decodes it: 3.13+ UTF-8 (a BOM accepted), else
-    the locale encoding (before 3.13: always the locale's)."""
-    if version >= (3, 13):
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            pass
-    return data.decode(_locale_encoding(), "replace")
-
-
-def _locale_encoding():
-    """``locale.getencoding()`` without ``locale`` (which imports ``re``)."""
-    if sys.flags.utf8_mode:
-        return "utf-8"
-    import _locale  # built in; the locale module would import re for nothing
-
-    get = getattr(_locale, "getencoding", None)  # 3.11+
-    try:
-        return get() if get else _locale.nl_langinfo(_locale.CODESET) or "utf-8"
-    except (AttributeError, ValueError):  # no nl_langinfo (not POSIX)
-        return "utf-8"
-
-
-def _skips_dot_files(site):
-    """Does this ``site`` skip ``.pth`` names starting with a dot (3.13, and backports)?"""
-    try:
-        with open(site.__file__, encoding="utf-8") as f:
-            return 'startswith(".")' in f.read()
-    except (OSError, TypeError, AttributeError, UnicodeDecodeError):  # no source: by version
-        return sys.version_info >= (3, 13)
-
-
-def _read_lines(path, version, pep829):
-    """The file's lines, or None when ``site`` cannot read it (it skips it silently)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    try:
-        text = _decode(data, version)
-    except (LookupError, UnicodeDecodeError):
-        return None
-    if pep829 and path.endswith(".start"):
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            return None  # site skips a .start that is not UTF-8
-    return text.splitlines()
-
-
-def read_startup_files(site, version=None):
-    """Every ``.pth`` (and, on 3.15+, ``.start``) file ``site`` reads, in its order, with
-    each line classified; import lines and entry points not yet judged."""
-    version = tuple(version or sys.version_info[:2])
-    pep829 = _pep829(site)
-    dots = _skips_dot_files(site)
-    _user, dirs = _site_dirs(site)
-    files, known = [], set()
-    for sitedir in dirs:
-        try:
-            names = os.listdir(sitedir)
-        except OSError:
-            continue
-        pths = sorted(n for n in names if n.endswith(".pth") and not (dots and n[:1] == "."))
-        starts = sorted(n for n in names if pep829 and n.endswith(".start") and n[:1] != ".")
-        start_files, start_paths = [], set()
-        for name in starts:
-            path = os.path.join(sitedir, name)
-            lines = _read_lines(path, version, True)
-            if lines is None:
-                continue
-            start_paths.add(path)
-            out = []
-            for n, line in enumerate(lines, 1):
-                line = line.strip()
-                if line:
-                    out.append(StartupLine(n, line, "comment" if line.startswith("#")
-                                           else "entry-point", runs=not line.startswith("#")))
-            start_files.append(StartupFile(path, "start", sitedir, out, realpath=_real_file(path)))
-        for name in pths:
-            path = os.path.join(sitedir, name)
-            lines = _read_lines(path, version, pep829)
-            if lines is None:
-                continue
-            start = path[:-len(".pth")] + ".start"
-            disabled = start if start in start_paths else None
-            files.append(StartupFile(
-                path, "pth", sitedir,
-                _pth_lines(sitedir, lines, pep829, version, disabled, known),
-                disabled_by=disabled, realpath=_real_file(path)))
-        files.extend(start_files)
-    return files
-
-
-def _real_file(path):
-    """``os.path.realpath`` of a startup file: its site directory resolved once per report
-    (``pathfacts.real``), the file with one ``lstat`` (a link: resolved whole), where a
-    ``realpath`` costs one ``lstat`` per component."""
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    head, tail = os.path.split(path)
-    return os.path.join(pathfacts.real(head), tail)
-
-
-def _pth_lines(sitedir, lines, pep829, version, disabled, known):
-    out = []
-    for n, raw in enumerate(lines, 1):
-        line = raw.strip() if pep829 else raw
-        if line.startswith("#"):
-            out.append(StartupLine(n, line, "comment"))
-            continue
-        if not line.strip():
-            continue
-        if line.startswith(("import ", "import\t")):
-            runs = disabled is None and version < (3, 18)
-            note = ("turned off by %s" % disabled if disabled else
-                    None if runs else "ignored by Python 3.18+")
-            out.append(StartupLine(n, line, "import", runs=runs, note=note))
-            continue
-        directory = os.path.abspath(os.path.join(sitedir, line.rstrip()))
-        try:
-            exists = os.path.exists(directory)
-        except (TypeError, ValueError):  # a NUL in the line
-            exists = False
-        note = None
-        key = os.path.normcase(directory)
-        if key in known:
-            note = "already on sys.path"
-        known.add(key)
-        out.append(StartupLine(n, line, "path", directory, exists, note=note))
-    return out
 
 
 # ---------------------------------------------------------------- owners
@@ -268,11 +106,55 @@ def _failure(f, line, pep829):
                    "%s" % (said, rest, _fix(f)), **where)
 
 
+#: ``startup-file-special``: the severity and what a start does, by ``file_type``.
+_SPECIAL = {
+    "fifo": ("high", "every start of this interpreter waits at it until a process writes to "
+                     "it (what it writes runs as the file's lines), or forever"),
+    "character device": ("high", "every start of this interpreter reads the device as the "
+                                 "file: one without end (/dev/zero, /dev/urandom) makes it hang "
+                                 "or fail, a terminal makes it wait for input"),
+    "block device": ("high", "every start of this interpreter reads the whole device"),
+    "socket": ("info", "site cannot open it and skips it")}
+
+
+def _file_finding(f):
+    """The finding about a startup file not read as lines, or None: a FIFO, socket or
+    device, a file ``site`` cannot decode, one over :data:`READ_LIMIT`."""
+    if f.file_type:
+        severity, does = _SPECIAL[f.file_type]
+        try:
+            if f.file_type == "character device" and \
+                    os.stat(f.path).st_rdev == os.stat(os.devnull).st_rdev:
+                severity, does = "info", "/dev/null: site reads it as an empty file, nothing runs"
+        except (OSError, ValueError):
+            pass
+        return Finding("startup-file-special", severity, "%s is a %s (check never reads it): %s"
+                       % (f.path, f.file_type, does), file=f.path, file_type=f.file_type)
+    if f.decode_error and (f.error or f.kind == "start"):
+        return Finding("startup-file-undecodable", "high" if f.error else "medium",
+                       "%s cannot be decoded as site reads it (%s): %s; %s" % (
+                           f.path, f.decode_error, "every start of this interpreter fails "
+                           "(Fatal Python error: Failed to import the site module)" if f.error
+                           else "site skips it at every start: its entry points never run, "
+                           "it turns off no .pth import lines", _fix(f)),
+                       file=f.path, error=f.decode_error)
+    if f.size is not None:
+        return Finding("startup-file-too-large", "medium",
+                       "%s is %d bytes, more than check reads (%d): its lines are neither "
+                       "listed nor judged, and every start of this interpreter processes it "
+                       "whole: find out what it holds" % (f.path, f.size, READ_LIMIT),
+                       file=f.path, size=f.size)
+    return None
+
+
 def findings(files, directories, euid, pep829):
     out = []
     for f in files:
         if f.error and f.kind in ("sitecustomize", "usercustomize"):
             out.append(_failure(f, None, pep829))
+        found = _file_finding(f)
+        if found:
+            out.append(found)
         for line in f.lines:
             if line.error:
                 out.append(_failure(f, line, pep829))
@@ -334,8 +216,19 @@ def _source_text(d):
 def judge(files, pep829, memo=None):
     """Set each import line's and entry point's ``error`` (and, before 3.15, stop each
     file at its first error, as ``site`` does: the rest is not processed).  ``memo``: a
-    :class:`.startup_checks.LineMemo`."""
+    :class:`.startup_checks.LineMemo`.  The files a line that does not run would add
+    (``started_by``) are not processed either."""
+    by_place = {}
     for f in files:
+        by_place.update(((f.path, line.number), line) for line in f.lines)
+        parent = by_place.get(tuple(f.started_by or ()))
+        if parent is not None and parent.runs is False:
+            for line in f.lines:
+                if line.kind != "comment":
+                    line.runs = False
+                    line.note = "not processed: %s line %d does not run" % tuple(f.started_by)
+            f.error = None
+            continue
         if os.path.basename(f.path) in ("sitewarden.pth", "sitewarden.start"):
             continue  # without its runtime: an ``orphaned-hook`` finding (check.guard) says so
         failed = None
@@ -353,6 +246,8 @@ def judge(files, pep829, memo=None):
                 line.error = startup_checks.entry_point_error(line.text)
             if line.error and not pep829 and f.kind == "pth":
                 failed = line.number
+        if failed is not None and f.error and f.error == f.decode_error:
+            f.error = None  # site abandons the file before the bytes it cannot decode
 
 
 def customize_files(site):
@@ -363,7 +258,7 @@ def customize_files(site):
     for name in names:
         path, loaded = startup_checks.customize_file(name)
         if path:
-            out.append(StartupFile(path, name, os.path.dirname(path), realpath=_real_file(path),
+            out.append(StartupFile(path, name, os.path.dirname(path), realpath=real_file(path),
                                    error=None if loaded else startup_checks.customize_error(path)))
     return out
 
@@ -394,11 +289,11 @@ def path_directories(files, euid):
 def collect():
     """``check`` collector: the ``startup`` section and its findings."""
     site = sys.modules.get("site")
-    pep829 = site is not None and _pep829(site)
+    pep829 = site is not None and pep829_site(site)
     section = StartupSection(bool(site is not None and not sys.flags.no_site), pep829)
     if not section.site:
         return "startup", section, []
-    section.user_site = (_site_dirs(site)[0] if getattr(site, "ENABLE_USER_SITE", False)
+    section.user_site = (site_dirs(site)[0] if getattr(site, "ENABLE_USER_SITE", False)
                          else None)
     files = read_startup_files(site)
     memo = startup_checks.LineMemo(private_cache.DIRECTORY)

@@ -101,16 +101,27 @@ class StartupLine(Record):
 
 
 class StartupFile(Record):
-    """A ``.pth``, ``.start``, ``sitecustomize`` or ``usercustomize`` file a start reads."""
+    """A ``.pth``, ``.start``, ``sitecustomize`` or ``usercustomize`` file a start reads.
+
+    ``error``: what it raises at every start (a ``.pth`` ``site`` cannot decode: the
+    start fails); ``decode_error``: what ``site`` raises decoding it (a ``.start`` that
+    is not UTF-8 is skipped instead); ``file_type``: ``fifo``, ``socket``, ``character
+    device``, ``block device`` (not read); ``size``: its size when larger than ``check``
+    reads (not read); ``started_by``: ``[file, line]``, the import line whose
+    ``site.addsitedir('<dir>')`` makes ``site`` read it.  The last four are left out of the
+    JSON form while None."""
 
     __slots__ = ("path", "realpath", "kind", "site_dir", "owner", "template", "lines",
-                 "disabled_by", "error")
+                 "disabled_by", "error", "decode_error", "file_type", "size", "started_by")
     FIELDS = _fields("path", "realpath", "kind", "site_dir") + (
         ("owner", "owner", Owner),) + _fields("template", "disabled_by", "error") + (
-        ("lines", "lines", StartupLine),)
+        ("lines", "lines", StartupLine),) + _fields("decode_error", "file_type", "size",
+                                                    "started_by")
+    OPTIONAL = ("decode_error", "file_type", "size", "started_by")
 
     def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
-                 realpath=None, owner=None, template=None):
+                 realpath=None, owner=None, template=None, decode_error=None, file_type=None,
+                 size=None, started_by=None):
         self.path = path
         self.realpath = realpath or os.path.realpath(path)
         self.kind = kind
@@ -120,6 +131,10 @@ class StartupFile(Record):
         self.error = error
         self.owner = owner or Owner()
         self.template = template
+        self.decode_error = decode_error
+        self.file_type = file_type
+        self.size = size
+        self.started_by = started_by
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""

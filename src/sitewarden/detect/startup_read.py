@@ -1,0 +1,311 @@
+"""Startup files read exactly as the target's ``site`` reads them, never run.
+
+Which files (the user site when enabled, then each site directory, in ``site``'s order;
+names sorted, dot files skipped where ``site`` skips them; on 3.15+ PEP 829's ``.start``
+files too), and their lines as that version of CPython gets them: the decoding (3.8-3.12:
+the locale's, strict, chunk by chunk; 3.13+: ``utf-8-sig``, then the locale's), the line
+ends (3.8-3.12: universal newlines only; 3.13+: ``str.splitlines``), the ``import ``
+rule, BOMs and NUL bytes kept where ``site`` keeps them.  A file ``site`` cannot decode
+carries CPython's error; a FIFO, socket or device is never opened, a regular file is
+opened without blocking and read up to :data:`READ_LIMIT`.  An import line calling
+``site.addsitedir('<absolute literal>')`` brings that directory's files in after its own.
+Runs in ``check``'s probe (:mod:`.startup` judges what is read); module level: ``os`` and
+``sys``.
+"""
+
+import os
+import sys
+
+from .. import pathfacts
+from . import startup_checks
+from .startup_records import StartupFile, StartupLine
+
+
+def pep829_site(site):
+    return hasattr(site, "StartupState")
+
+
+def site_dirs(site):
+    """``(user site or None, [site directories in site's order])``, existing ones only."""
+    user = None
+    if getattr(site, "ENABLE_USER_SITE", False):
+        try:
+            user = site.getusersitepackages()
+        except AttributeError:  # an old virtualenv's site.py
+            user = None
+    try:
+        dirs = list(site.getsitepackages())
+    except AttributeError:  # an old virtualenv's site.py
+        dirs = []
+    out, seen = [], set()
+    for d in ([user] if user else []) + dirs:
+        key = os.path.normcase(os.path.abspath(d))
+        if key not in seen and os.path.isdir(d):
+            seen.add(key)
+            out.append(d)
+    return user, out
+
+
+#: The most ``check`` reads of one startup file (a larger one: its ``size``, no lines).
+READ_LIMIT = 1 << 20
+#: ``StartupFile.file_type`` by the type bits of ``st_mode`` (``stat`` not imported).
+_FILE_TYPES = {0o010000: "fifo", 0o140000: "socket", 0o020000: "character device",
+               0o060000: "block device"}
+_S_IFMT, _S_IFREG = 0o170000, 0o100000
+
+
+def _read_lines(path, version, start=False):
+    """``(lines, facts)`` of a startup file as ``site`` of ``version`` reads it (``start``:
+    a ``.start`` file), never blocking, never past :data:`READ_LIMIT`; None when ``site``
+    cannot open it either (it skips it).  ``facts``: ``file_type`` (a FIFO, socket or
+    device, by ``stat``: never opened), ``size``, ``decode_error``; ``lines`` None: not
+    read.  A regular file is opened ``O_NONBLOCK`` and checked again on its descriptor."""
+    facts = dict(file_type=None, size=None, decode_error=None)
+    try:
+        kind = os.stat(path).st_mode & _S_IFMT
+        fd = None if kind in _FILE_TYPES else os.open(path, os.O_RDONLY | getattr(
+            os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if fd is not None:
+            st = os.fstat(fd)
+            kind = st.st_mode & _S_IFMT
+        if kind in _FILE_TYPES:
+            facts["file_type"] = _FILE_TYPES[kind]
+            return None, facts
+        if kind != _S_IFREG:  # a directory: site cannot open it
+            return None
+        lines, facts["decode_error"] = (None, None) if st.st_size > READ_LIMIT else (
+            _text_lines(fd, version) if version < (3, 13) else _decode(_read_all(fd), start))
+        if lines is None:  # over the limit (or grown past it since the fstat)
+            facts["size"] = max(st.st_size, os.fstat(fd).st_size, READ_LIMIT + 1)
+        return lines, facts
+    except OSError:  # a read error (a file that would block): skipped
+        return None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _read_all(fd):
+    """The file's bytes, or None: more than :data:`READ_LIMIT`."""
+    chunks, total = [], 0
+    while total <= READ_LIMIT:
+        chunk = os.read(fd, READ_LIMIT + 1 - total)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    return None
+
+
+def _error_text(exc):
+    """An exception as the last line of CPython's traceback names it."""
+    return "%s: %s" % (type(exc).__name__, exc)
+
+
+def _decode(data, start=False):
+    """``(lines, error)`` of a file's bytes as 3.13+ ``site`` reads them (3.15+: PEP 829's
+    ``_read_pthstart_file``): ``utf-8-sig``, else (not a ``.start``) the locale's encoding
+    (``locale.getencoding()``), strict; ``str.splitlines()``, which also splits at
+    ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``.  ``error``: what
+    it raises (the start fails; a ``.start`` is skipped).  ``data`` None: over the limit."""
+    if data is None:
+        return None, None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if start:
+            return [], _error_text(exc)
+        try:
+            text = data.decode(_locale_encoding())
+        except (UnicodeError, LookupError) as exc:
+            return [], _error_text(exc)
+    return text.splitlines(), None
+
+
+def _text_lines(fd, version):
+    """``(lines, error)`` as 3.8-3.12's ``addpackage`` reads them, iterating
+    ``io.TextIOWrapper(io.open_code(path))`` (3.10+: ``encoding="locale"``, the locale's
+    even in UTF-8 mode from 3.11): strict, universal newlines (lines end at ``\\n``,
+    ``\\r``, ``\\r\\n`` only; a BOM stays), decoded chunk by chunk: an error ends the start
+    after the lines of the chunks before.  ``open(fd)`` here does the same."""
+    lines, total = [], 0
+    try:
+        with open(fd, closefd=False, **({"encoding": "locale"} if version >= (3, 10)
+                                        and sys.version_info >= (3, 10) else {})) as f:
+            line = f.readline(READ_LIMIT + 1)
+            while line:
+                total += len(line)
+                if total > READ_LIMIT:  # it grew since the fstat
+                    return None, None
+                lines.append(line[:-1] if line.endswith("\n") else line)
+                line = f.readline(READ_LIMIT + 1 - total)
+    except (UnicodeError, LookupError) as exc:
+        return lines, _error_text(exc)
+    return lines, None
+
+
+def _locale_encoding():
+    """``locale.getencoding()`` (3.13+ ``site``'s fallback: the locale's encoding, UTF-8
+    mode or not) without ``locale`` (which imports ``re``)."""
+    import _locale  # built in
+
+    get = getattr(_locale, "getencoding", None)  # 3.11+
+    try:
+        return get() if get else _locale.nl_langinfo(_locale.CODESET) or "utf-8"
+    except (AttributeError, ValueError):  # no nl_langinfo (not POSIX)
+        return "utf-8"
+
+
+def _skips_dot_files(site):
+    """Does this ``site`` skip ``.pth`` names starting with a dot (3.13, and backports)?"""
+    try:
+        with open(site.__file__, encoding="utf-8") as f:
+            return 'startswith(".")' in f.read()
+    except (OSError, TypeError, AttributeError, UnicodeDecodeError):  # no source: by version
+        return sys.version_info >= (3, 13)
+
+
+def read_startup_files(site, version=None):
+    """Every ``.pth`` (and, on 3.15+, ``.start``) file ``site`` reads, in its order, with
+    each line classified; import lines and entry points not yet judged.
+
+    A file ``site`` cannot decode has its ``decode_error`` (a ``.pth``: its ``error``,
+    the start fails); a FIFO, socket, device its ``file_type``, a file over
+    :data:`READ_LIMIT` its ``size``.  The files of a directory an import line adds
+    (``site.addsitedir('<literal>')``) follow its file, with their ``started_by``."""
+    version = tuple(version or sys.version_info[:2])
+    _user, dirs = site_dirs(site)
+    seen = {os.path.normcase(os.path.abspath(d)) for d in dirs}
+    state = (version, pep829_site(site), _skips_dot_files(site), set(), seen)
+    files = []
+    for sitedir in dirs:
+        files.extend(_read_dir(sitedir, state))
+    return files
+
+
+def _read_dir(sitedir, state, started_by=None):
+    """The startup files of a site directory in ``site``'s order, each ``.pth`` followed
+    by those of the directories it adds.  ``state``: ``(version, pep829, skips dot files,
+    path lines' directories so far, directories read so far)``."""
+    version, pep829, dots, known, _seen = state
+    try:
+        names = os.listdir(sitedir)
+    except OSError:
+        return []
+    pths = sorted(n for n in names if n.endswith(".pth") and not (dots and n[:1] == "."))
+    starts = sorted(n for n in names if pep829 and n.endswith(".start") and n[:1] != ".")
+    files, start_files, start_paths = [], [], set()
+    for name in starts:
+        path = os.path.join(sitedir, name)
+        read = _read_lines(path, version, start=True)
+        if read is None:
+            continue
+        lines, facts = read
+        if not (facts["decode_error"] or facts["file_type"]):
+            start_paths.add(path)  # site read it: it turns off its .pth's import lines
+        out = []
+        for n, line in enumerate(lines or (), 1):
+            line = line.strip()
+            if line:
+                out.append(StartupLine(n, line, "comment" if line.startswith("#")
+                                       else "entry-point", runs=not line.startswith("#")))
+        start_files.append(StartupFile(path, "start", sitedir, out, realpath=real_file(path),
+                                       started_by=started_by, **facts))
+    for name in pths:
+        path = os.path.join(sitedir, name)
+        read = _read_lines(path, version)
+        if read is None:
+            continue
+        lines, facts = read
+        start = path[:-len(".pth")] + ".start"
+        disabled = start if start in start_paths else None
+        f = StartupFile(path, "pth", sitedir,
+                        _pth_lines(sitedir, lines or (), pep829, version, disabled, known),
+                        disabled_by=disabled, realpath=real_file(path),
+                        error=facts["decode_error"], started_by=started_by, **facts)
+        files.append(f)
+        files.extend(_added_dirs(f, state))
+    return files + start_files
+
+
+def _added_dirs(f, state):
+    """The startup files of the directories ``f``'s running import lines add with
+    ``site.addsitedir('<absolute literal>')`` (a relative one depends on each start's
+    working directory), each directory once (``site`` would read one again: the line's
+    ``note`` says so)."""
+    seen, out = state[4], []
+    for line in f.lines:
+        if line.kind != "import" or not line.runs:
+            continue
+        for directory in _addsitedir_literals(line.text):
+            if not os.path.isabs(directory):
+                continue
+            directory = os.path.abspath(directory)
+            key = os.path.normcase(directory)
+            if key in seen:
+                said = "site.addsitedir(%r): its startup files are listed once" % directory
+            elif not os.path.isdir(directory):
+                said = "site.addsitedir(%r): no such directory" % directory
+            else:
+                seen.add(key)
+                said = "site.addsitedir(%r): its startup files follow" % directory
+                out.extend(_read_dir(directory, state, [f.path, line.number]))
+            line.note = said if not line.note else "%s; %s" % (line.note, said)
+    return out
+
+
+def _addsitedir_literals(text):
+    """The string literals an import line passes first to ``site.addsitedir(...)`` (or
+    ``addsitedir(...)``), in order; [] when it calls none or does not compile."""
+    if "addsitedir" not in text:
+        return []
+    try:
+        tree = compile(text, "<string>", "exec", startup_checks._ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return []
+    calls = [n for n in startup_checks._walk(tree) if type(n).__name__ == "Call" and n.args
+             and getattr(n.func, "attr", getattr(n.func, "id", None)) == "addsitedir"
+             and type(n.args[0]).__name__ == "Constant" and isinstance(n.args[0].value, str)]
+    return [n.args[0].value for n in sorted(calls, key=lambda n: n.col_offset)]
+
+
+def real_file(path):
+    """``os.path.realpath`` of a startup file: its site directory resolved once per report
+    (``pathfacts.real``), the file with one ``lstat`` (a link: resolved whole), where a
+    ``realpath`` costs one ``lstat`` per component."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    head, tail = os.path.split(path)
+    return os.path.join(pathfacts.real(head), tail)
+
+
+def _pth_lines(sitedir, lines, pep829, version, disabled, known):
+    out = []
+    for n, raw in enumerate(lines, 1):
+        line = raw.strip() if pep829 else raw
+        if line.startswith("#"):
+            out.append(StartupLine(n, line, "comment"))
+            continue
+        if not line.strip():
+            continue
+        if line.startswith(("import ", "import\t")):
+            runs = disabled is None and version < (3, 18)
+            note = ("turned off by %s" % disabled if disabled else
+                    None if runs else "ignored by Python 3.18+")
+            out.append(StartupLine(n, line, "import", runs=runs, note=note))
+            continue
+        directory = os.path.abspath(os.path.join(sitedir, line.rstrip()))
+        try:
+            exists = os.path.exists(directory)
+        except (TypeError, ValueError):  # a NUL in the line
+            exists = False
+        note = None
+        key = os.path.normcase(directory)
+        if key in known:
+            note = "already on sys.path"
+        known.add(key)
+        out.append(StartupLine(n, line, "path", directory, exists, note=note))
+    return out
