@@ -115,3 +115,27 @@ def test_true_words_have_one_source():
                           text=True, env=env)
     assert "accepted: %s (any case) turn the guard off" % words in proc.stdout, proc.stdout
     assert "all (or %s)" % words in proc.stdout, proc.stdout
+
+
+def test_fail_on_sets_which_findings_make_check_exit_1(make_hermetic):
+    """An unguarded python (``guard-not-active``: low) with code nobody installed in a
+    ``.pth`` (``unowned-startup-code``: medium): ``--fail-on`` gates as lintian's does,
+    in the plain form and in argparse's, for one target and with the default."""
+    from harness.interpreters import pyenv_interpreters
+
+    t = make_hermetic(pyenv_interpreters()[-1])
+    (t.local_dir / "swr-unowned.pth").write_text("import os\n")
+    python = str(t.executable)
+    expected = {"info": 1, "low": 1, "medium": 1, "high": 0, "none": 0}
+    for level, status in expected.items():
+        for argv in (["check", "--fail-on", level, "--python", python],  # main.plain_args
+                     ["check", "--python=" + python, "--fail-on", level]):  # argparse
+            proc = subprocess.run([*CLI, *argv], capture_output=True, text=True, env=t.env())
+            assert proc.returncode == status, (argv, proc.stdout, proc.stderr)
+    proc = subprocess.run([*CLI, "check", "--python", python, "--json"], capture_output=True,
+                          text=True, env=t.env())
+    assert proc.returncode == 1
+    t.put(t.local_dir / "swr-unowned.pth", "absent")
+    proc = subprocess.run([*CLI, "check", "--fail-on", "medium", "--python", python],
+                          capture_output=True, text=True, env=t.env())
+    assert proc.returncode == 0, proc.stdout  # guard-not-active alone is low

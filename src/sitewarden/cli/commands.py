@@ -9,7 +9,15 @@ from .. import __version__, settings
 from ..detect.jsonout import dumps
 from ..detect.records import CheckReport, Finding, MarkerState
 from . import deployed, environment, judgement, targets
-from .errors import EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from .errors import (
+    DEFAULT_FAIL_ON,
+    EXIT_ATTENTION,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    FAIL_ON,
+    UsageError,
+)
 from .render import Style, render_check, render_status, render_status_all
 from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
 
@@ -39,8 +47,9 @@ exit status (one rule for every command; with --all, the highest over the interp
        the PEP 668 marker applies, no orphaned hook or incomplete deployment; check: no
        finding above "info"; install: a fresh start loads the guard; uninstall: removed)
   1    done, but something needs attention: a target not guarded or damaged (status), a
-       finding above "info" (check; status counts the same guard findings), a guard
-       deployed that a fresh start does not load (install)
+       finding above "info" (check; status counts the same guard findings; check
+       --fail-on SEVERITY sets the least severity that counts), a guard deployed that a
+       fresh start does not load (install)
   2    usage or operational error, one line on stderr: bad options, a target that
        cannot be probed, an install refused, nothing to uninstall
   130  interrupted (Ctrl-C)
@@ -120,12 +129,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=DEFAULT_FAIL_ON, metavar="SEVERITY",
+                   help="exit 1 when a finding is at or above SEVERITY (%s; default: %s, "
+                   "any finding above info)" % (", ".join(FAIL_ON), DEFAULT_FAIL_ON))
     return parser
 
 
-def exit_status(findings: list[Finding]) -> int:
-    """The rule for a target's findings: 1 when any is above ``info``, else 0."""
-    return EXIT_ATTENTION if any(f.severity != "info" for f in findings) else EXIT_OK
+def exit_status(findings: list[Finding], fail_on: str = DEFAULT_FAIL_ON) -> int:
+    """The rule for a target's findings: 1 when any is at or above ``fail_on`` (by default:
+    above ``info``), else 0."""
+    least = FAIL_ON.index(fail_on)
+    return EXIT_ATTENTION if any(f.severity in FAIL_ON and FAIL_ON.index(f.severity) >= least
+                                 for f in findings) else EXIT_OK
 
 
 def guard_findings(status: Status, target: targets.Target | None = None) -> list[Finding]:
@@ -298,10 +313,10 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
     return report
 
 
-def _check_status(report: CheckReport | TargetFailure) -> int:
+def _check_status(report: CheckReport | TargetFailure, fail_on: str) -> int:
     if isinstance(report, TargetFailure):
         return EXIT_ERROR
-    return exit_status(report.findings)
+    return exit_status(report.findings, fail_on)
 
 
 def cmd_check(args: argparse.Namespace, style: Style,
@@ -315,10 +330,10 @@ def cmd_check(args: argparse.Namespace, style: Style,
                 render_check(r, style) if not isinstance(r, TargetFailure)
                 else "%s %s: %s" % (style.bad("error:"), r.python, r.error)
                 for r in items))
-        return max(_check_status(r) for r in items)
+        return max(_check_status(r, args.fail_on) for r in items)
     report = check_data(args.python, pending)
     _print_one(args, style, report, render_check)
-    return _check_status(report)
+    return _check_status(report, args.fail_on)
 
 
 def cmd_change(args: argparse.Namespace, style: Style) -> int:

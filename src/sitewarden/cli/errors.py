@@ -6,3 +6,10 @@ EXIT_OK, EXIT_ATTENTION, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 
 
 class UsageError(Exception):
     """A command line that cannot be served as given (``sitewarden: error: ...``)."""
+
+
+#: ``check --fail-on``'s levels, lowest first (lintian's convention): a finding at or
+#: above the level makes the exit status EXIT_ATTENTION; ``none``: no finding does.
+FAIL_ON = ("info", "low", "medium", "high", "none")
+#: The default: any finding above ``info``.
+DEFAULT_FAIL_ON = "low"

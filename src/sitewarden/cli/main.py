@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from ..detect.probe import exit_without_teardown
 from . import targets
-from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
+from .errors import DEFAULT_FAIL_ON, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, FAIL_ON
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -27,12 +27,14 @@ class PlainArgs:
 
     def __init__(self, command: str) -> None:
         self.command, self.python, self.all, self.json = command, None, False, False
+        self.fail_on = DEFAULT_FAIL_ON
 
 
 def plain_args(argv: Sequence[str]) -> PlainArgs | None:
     """``check`` and ``status`` with ``--json``, ``--all`` and ``--python EXE`` each at
-    most once, parsed without argparse (whose import, with gettext's, is a tenth of a
-    ``check``); None for anything else, which argparse parses (and reports)."""
+    most once (``check``: ``--fail-on SEVERITY`` too), parsed without argparse (whose
+    import, with gettext's, is a tenth of a ``check``); None for anything else, which
+    argparse parses (and reports)."""
     if not argv or argv[0] not in ("check", "status"):
         return None
     args, rest = PlainArgs(argv[0]), list(argv[1:])
@@ -43,6 +45,8 @@ def plain_args(argv: Sequence[str]) -> PlainArgs | None:
         elif arg == "--python" and args.python is None and rest and \
                 not rest[0].startswith("-"):
             args.python = rest.pop(0)
+        elif arg == "--fail-on" and args.command == "check" and rest and rest[0] in FAIL_ON:
+            args.fail_on = rest.pop(0)
         else:
             return None
     return args
