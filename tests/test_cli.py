@@ -139,3 +139,17 @@ def test_fail_on_sets_which_findings_make_check_exit_1(make_hermetic):
     proc = subprocess.run([*CLI, "check", "--fail-on", "medium", "--python", python],
                           capture_output=True, text=True, env=t.env())
     assert proc.returncode == 0, proc.stdout  # guard-not-active alone is low
+
+
+def test_which_hook_a_start_of_each_version_loads():
+    """The Debian package's ``.pth`` copy guards a python3.X only while ``.pth`` import
+    lines run: ``install`` deploys a ``.start`` hook for 3.18+ instead of answering
+    "already guarded" (cli.change)."""
+    from sitewarden.cli import deploy, deployed
+
+    assert [deployed.hook_loads("pth", (3, m)) for m in (8, 15, 17, 18, 19)] == \
+        [True, True, True, False, False]
+    assert [deployed.hook_loads("start", (3, m)) for m in (8, 14, 15, 18)] == \
+        [False, False, True, True]
+    assert deployed.hook_loads("sitecustomize", (3, 8)) and not deployed.hook_loads(None, (3, 8))
+    assert [deploy.default_hook((3, m)) for m in (17, 18)] == ["pth", "start"]

@@ -50,7 +50,9 @@ def install(args: argparse.Namespace, style: Style) -> int:
         raise UsageError("--hook sitecustomize guards the whole interpreter; "
                          "with --user use the default .pth hook")
     site_dir = _site_dir(args, target)
-    packaged = [d for d in deployed.find_deployments(target) if d.installer == deployed.DPKG]
+    # The Debian package's copy guards this target only where its .pth hook runs (< 3.18).
+    packaged = [d for d in deployed.find_deployments(target) if d.installer == deployed.DPKG
+                and deployed.hook_loads(d.hook, target.version)]
     if packaged and args.site_dir is None and not args.user and \
             deployed.read_deployment(site_dir) is None:
         print("%s %s is guarded by the Debian package sitewarden %s (%s); nothing deployed."

@@ -37,6 +37,7 @@ from .deployed import (
     MANIFEST,
     PACKAGE,
     PTH,
+    PTH_IMPORTS_END,
     STAGING_PREFIX,
     START,
     START_READ_FROM,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 SITECUSTOMIZE_BLOCK = "sitecustomize-block.py"
 #: First version whose ``site`` ignores ``.pth`` import lines: the ``.start`` file carries
 #: the guard from there on.
-START_DEFAULT_FROM = (3, 18)
+START_DEFAULT_FROM = PTH_IMPORTS_END
 #: The startup files each hook writes into the site directory (the Debian package
 #: ships the same, see packaging/build-deb).
 HOOK_FILES = {"pth": (PTH,), "start": (START,), "sitecustomize": ()}

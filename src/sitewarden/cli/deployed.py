@@ -32,6 +32,20 @@ HOOKS = ("pth", "start", "sitecustomize")
 START_READ_FROM = (3, 15)
 #: ``installer`` in the manifest of the Debian package's copy: dpkg owns those files.
 DPKG = "dpkg"
+#: First version whose ``site`` ignores ``.pth`` import lines (PEP 829).
+PTH_IMPORTS_END = (3, 18)
+
+
+def hook_loads(hook: str | None, version: tuple[int, ...]) -> bool:
+    """Does a start of Python ``version`` load a deployment whose hook is ``hook``?  A
+    ``.pth`` import line runs before 3.18, a ``.start`` entry point from 3.15 on, a
+    sitecustomize block always."""
+    version = tuple(version)[:2]
+    if hook == "pth":
+        return version < PTH_IMPORTS_END
+    if hook == "start":
+        return version >= START_READ_FROM
+    return hook == "sitecustomize"
 
 
 #: What ``shell_quote`` leaves unquoted (``shlex.quote``'s safe characters).
