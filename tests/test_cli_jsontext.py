@@ -81,6 +81,8 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     (["status", "--all"], True), (["check", "--python=/x"], False),
     (["check", "--js"], False), (["check", "--json", "--json"], False),
     (["check", "--python", "-x"], False), (["install"], False), ([], False),
+    (["check", "--fail-on", "high", "--json"], True), (["status", "--fail-on", "high"], False),
+    (["check", "--fail-on", "bogus"], False),
 ])
 def test_plain_forms_skip_argparse_others_do_not(argv, plain):
     from sitewarden.cli import commands, main

@@ -27,7 +27,8 @@ class PlainArgs:
 
     def __init__(self, command: str) -> None:
         self.command, self.python, self.all, self.json = command, None, False, False
-        self.fail_on = DEFAULT_FAIL_ON
+        if command == "check":
+            self.fail_on = DEFAULT_FAIL_ON
 
 
 def plain_args(argv: Sequence[str]) -> PlainArgs | None:
