@@ -116,14 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
-    import textwrap  # argparse's own import: free here
-
-    started = ("It starts the target once, as a user would: the target's startup files "
+    started = ("It starts the target once, as a user would: the target's\nstartup files "
                "(.pth import lines, sitecustomize, usercustomize) run in that start.")
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
-                       description=textwrap.fill(
-                           "Where the guard is deployed for the target and whether a start "
-                           "loads it and refuses installs. " + started, 78),
+                       description="Where the guard is deployed for the target, whether a start "
+                       "loads it\nand refuses installs. " + started,
                        epilog="example:\n  sitewarden status --all",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
@@ -131,10 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state",
-                       description=textwrap.fill(
-                           "The target's PEP 668 marker, sys.path, shadowed modules, broken "
-                           "requirements, startup files and guard, each finding with a "
-                           "severity. " + started, 78),
+                       description="The target's PEP 668 marker, sys.path, shadowed modules, "
+                       "broken requirements,\nstartup files and guard, each finding with a "
+                       "severity.\n" + started,
                        epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
