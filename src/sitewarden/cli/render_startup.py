@@ -38,7 +38,19 @@ def _short(text: str) -> str:
 
 
 def owner_text(owner: Owner) -> str:
-    return "owned by nobody" if owner.kind is None else owner.text()
+    """``Debian package P, verified``, ``..., MODIFIED`` (its hash is not the owner's
+    record: ``conffile changed`` for a Debian conffile), ``claimed by ..., not verified``
+    (no hash to check), ``sitewarden``, ``owned by nobody``."""
+    if owner.kind is None:
+        return "owned by nobody"
+    if owner.kind not in ("dpkg", "distribution"):
+        return owner.text()
+    if owner.verified:
+        return "%s, verified" % owner.text()
+    if owner.verified is False:
+        return "%s, %s" % (owner.text(), "conffile changed" if owner.record == "conffile"
+                           else "MODIFIED")
+    return "claimed by %s, not verified" % owner.text()
 
 
 def _writers_text(w: Writers | None) -> str:
@@ -97,8 +109,10 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
         if f.size is not None:
             label.append("%d bytes: not read" % f.size)
         owner = printable("[%s]" % ", ".join(label))
-        lines.append("  %s %s %s" % (f.kind, path, style.warn(owner) if not f.owner.kind
-                                     else style.dim(owner)))
+        trusted = f.owner.kind == "sitewarden" or f.owner.verified
+        shown = (style.bad(owner) if f.owner.verified is False and f.owner.record != "conffile"
+                 else style.dim(owner) if trusted else style.warn(owner))
+        lines.append("  %s %s %s" % (f.kind, path, shown))
         if f.error:
             lines.append("    " + style.bad("fails at every start: " + f.error))
         for line in f.lines:

@@ -12,8 +12,11 @@ On Debian 12 with 855 packages: the first group is ~50 lists (~0.5 ms), all of t
 ~7.6 MB (~16 ms on a 2-core VM: the opens, the reads, the search in about equal parts;
 what an unowned file under ``/usr/lib`` that runs code costs; for one that runs none,
 the likely lists only).  ``check``'s probe asks an index of the startup files the lists
-name instead, kept in its private cache (:func:`_index`).  Module level: ``os`` and
-sitewarden's own modules.
+name instead, kept in its private cache (:func:`_index`).
+
+A claim is then checked (:func:`verify_dpkg`, :func:`verify_record`): the file's md5
+against the package's ``.md5sums`` (a conffile's against dpkg's status), its sha256
+against the RECORD line.  Module level: ``os``, ``sys`` and sitewarden's own modules.
 """
 
 import os
@@ -108,7 +111,7 @@ def _search(info, group, wanted, out, likely_only):
         if not wanted or (likely_only is not None
                           and all(w[3] in likely_only for w in wanted)):
             break
-        data = _read_list(os.path.join(info, name))
+        data = read_list(os.path.join(info, name))
         if data is None:
             continue  # unreadable: another package's list may still say
         hit = False
@@ -121,7 +124,7 @@ def _search(info, group, wanted, out, likely_only):
     return wanted
 
 
-def _read_list(path):
+def read_list(path):
     """The bytes of one ``.list`` file, or None.  Four system calls (open, fstat, read,
     close) where ``open()`` makes seven (it also asks whether the file is a terminal and
     where it stands): reading every list is most of what an unowned file costs."""
@@ -194,7 +197,7 @@ def _index(info, index_dir):
         if name in known and known[name][0] == sig:
             lists[name] = known[name]
             continue
-        data = _read_list(os.path.join(info, name))
+        data = read_list(os.path.join(info, name))
         if data is not None:  # unreadable: as the search, known by no path
             lists[name] = (sig, list(_startup_lines(data)))
     answers = {}

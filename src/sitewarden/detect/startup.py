@@ -19,8 +19,8 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
-from .. import pathfacts
-from . import layout, owners, private_cache, startup_checks
+from .. import _swallowed, pathfacts
+from . import integrity, layout, owners, private_cache, startup_checks
 from .records import Finding
 from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
 from .startup_records import Owner, PathDirectory, StartupFile, StartupSection
@@ -45,6 +45,16 @@ def _sitewarden_own(f):
     return False
 
 
+def _verify(f, check, *args):
+    """Check ``f``'s owner's claim (``integrity.verify_dpkg``/``verify_record``); one that
+    cannot be checked stays unverified."""
+    try:
+        f.owner.verify(check(*args))
+    except Exception:
+        _swallowed("verifying the owner of %s" % (f.path,))
+        f.owner.verify(integrity.Verdict(mismatch="could not be checked"))
+
+
 def assign_owners(files):
     """Each file's :class:`Owner` (dpkg first, then a RECORD, then sitewarden's own) and
     known template."""
@@ -56,11 +66,13 @@ def assign_owners(files):
     for f in files:
         if f.path in dpkg:
             f.owner = Owner("dpkg", package=dpkg[f.path])
+            _verify(f, integrity.verify_dpkg, f.owner.package, f.path, f.realpath)
         else:
             dist = owners.record_owner(f.path)
             if dist is not None:
                 f.owner = Owner("distribution", distribution=dist.name, version=dist.version,
                                 metadata=dist.path, installer=dist.installer)
+                _verify(f, integrity.verify_record, dist, f.path)
             elif _sitewarden_own(f):
                 f.owner = Owner("sitewarden")
         if f.kind in ("pth", "start"):
@@ -84,6 +96,55 @@ def _fix(f):
     if f.owner.kind == "sitewarden":
         return "repair sitewarden (sitewarden install, or apt install --reinstall sitewarden)"
     return "remove %s (no package installed it) or correct the line" % f.path
+
+
+def _owner_words(owner):
+    if owner.kind == "dpkg":
+        return "the Debian package %s" % owner.package
+    return "the distribution %s" % owner.text()
+
+
+def _modified(f, runs):
+    """The finding about a startup file whose content is not what its owner recorded
+    (``verified`` false), or None (a changed conffile that runs no code)."""
+    o = f.owner
+    where = dict(file=f.path, expected=o.expected, actual=o.actual)
+    if o.kind == "dpkg":
+        where["package"] = o.package
+        real = (" (%s)" % f.realpath) if f.realpath != f.path else ""
+        if o.record == "conffile":
+            if not runs:
+                return None
+            command = "apt install --reinstall -o Dpkg::Options::=--force-confask %s" % (
+                o.package)
+            return Finding(
+                "startup-file-modified", "medium",
+                "%s%s, a configuration file of the Debian package %s, was changed by the "
+                "administrator (%s): every start of this interpreter runs it as it is now; "
+                "review the change, or restore the package's version (%s)" % (
+                    f.path, real, o.package, o.mismatch, command),
+                command=command, conffile=True, **where)
+        command = "apt install --reinstall %s" % o.package
+        return Finding(
+            "startup-file-modified", "high",
+            "%s%s is not what the Debian package %s installed (%s)%s: reinstall the "
+            "package (%s) and find out who changed it" % (
+                f.path, real, o.package, o.mismatch,
+                ": every start of this interpreter runs what it holds now" if runs
+                else "", command),
+            command=command, conffile=False, **where)
+    spec = "%s==%s" % (o.distribution, o.version) if o.version else o.distribution
+    command = "%s -m pip install --force-reinstall --no-deps %s" % (
+        sys.executable or "python3", spec)
+    where.update(distribution=o.distribution, version=o.version)
+    return Finding(
+        "startup-file-modified", "high",
+        "%s is not what %s installed (%s)%s: reinstall it (%s) or "
+        "uninstall it (%s -m pip uninstall %s), and find out who changed it" % (
+            f.path, o.text(), o.mismatch,
+            ": every start of this interpreter runs what it holds now" if runs else "",
+            command, sys.executable or "python3", o.distribution),
+        command=command, conffile=False, **where)
 
 
 def _failure(f, line, pep829):
@@ -170,18 +231,29 @@ def findings(files, directories, euid, pep829):
         first = code[0] if code else None
         what = ("(line %d: %s)" % (first.number, _short(first.text)) if first
                 else "(the whole module)")
-        if not (code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)) \
-                or f.template or f.owner.kind in ("dpkg", "sitewarden"):
+        runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
+        if f.owner.claimed() and f.owner.verified is False:
+            found = _modified(f, runs)
+            if found:
+                out.append(found)
+            continue
+        if not runs or f.template or (f.owner.kind == "dpkg" and f.owner.verified) \
+                or f.owner.kind == "sitewarden":
             continue
         lines = [x.number for x in code]
-        if f.owner.kind is None:
+        if f.owner.kind is None or not f.owner.verified:
+            claim = f.owner.claimed()
             out.append(Finding(
                 "unowned-startup-code", "medium",
-                "%s runs code at every start of this interpreter %s and no package installed "
-                "it (no Debian package, no distribution's RECORD lists it): find out what it "
+                "%s runs code at every start of this interpreter %s and %s: find out what it "
                 "does and remove it if nobody should run it (startup files are where "
-                "supply-chain payloads live: ATT&CK T1546.018)" % (f.path, what),
-                file=f.path, lines=lines))
+                "supply-chain payloads live: ATT&CK T1546.018)" % (
+                    f.path, what, "is claimed by %s, not verified (%s): judged as if no "
+                    "package installed it" % (_owner_words(f.owner), f.owner.mismatch)
+                    if claim else "no package installed it (no Debian package, no "
+                    "distribution's RECORD lists it)"),
+                file=f.path, lines=lines,
+                **({"claimed_by": f.owner.text()} if claim else {})))
         elif f.owner.kind == "distribution":
             out.append(Finding(
                 "distribution-startup-code", "info",

@@ -53,19 +53,30 @@ class Writers(Record):
 class Owner(Record):
     """Who installed a startup file: ``kind`` is ``dpkg`` (``package``), ``distribution``
     (its RECORD lists it: ``distribution``, ``version``, ``metadata``, ``installer``),
-    ``sitewarden``, or None (nobody)."""
+    ``sitewarden``, or None (nobody).  A claim checked against the owner's record of the
+    file's content (``integrity.verify_dpkg``, ``integrity.verify_record``): ``verified`` (True:
+    the hash matches; False: it does not; None: no hash to check, or no claim), ``record``
+    (``md5sums``, ``conffile``, ``RECORD``), ``expected`` and ``actual`` (the hashes, in
+    the record's form), ``mismatch`` (what differs, or why it could not be checked)."""
 
-    __slots__ = ("kind", "package", "distribution", "version", "metadata", "installer")
+    __slots__ = ("kind", "package", "distribution", "version", "metadata", "installer",
+                 "verified", "record", "expected", "actual", "mismatch")
     FIELDS = _fields(*__slots__)
 
     def __init__(self, kind=None, package=None, distribution=None, version=None,
-                 metadata=None, installer=None):
+                 metadata=None, installer=None, verified=None, record=None, expected=None,
+                 actual=None, mismatch=None):
         self.kind = kind
         self.package = package
         self.distribution = distribution
         self.version = version
         self.metadata = metadata
         self.installer = installer
+        self.verified = verified
+        self.record = record
+        self.expected = expected
+        self.actual = actual
+        self.mismatch = mismatch
 
     def text(self):
         if self.kind == "dpkg":
@@ -73,6 +84,20 @@ class Owner(Record):
         if self.kind == "distribution":
             return "%s %s" % (self.distribution, self.version or "(no version)")
         return "sitewarden" if self.kind == "sitewarden" else "nobody"
+
+    def claimed(self):
+        """A Debian package or a RECORD says it installed the file."""
+        return self.kind in ("dpkg", "distribution")
+
+    def trusted(self):
+        """The claim holds: a Debian package or a RECORD whose hash the file matches, or
+        sitewarden's own hook.  (An unverified claim buys no trust.)"""
+        return self.kind == "sitewarden" or (self.claimed() and self.verified is True)
+
+    def verify(self, verdict):
+        """Take what checking the claim found (an ``integrity.Verdict``)."""
+        for attr in ("verified", "record", "expected", "actual", "mismatch"):
+            setattr(self, attr, getattr(verdict, attr))
 
 
 class StartupLine(Record):

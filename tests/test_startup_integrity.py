@@ -1,0 +1,310 @@
+"""``check`` verifies who installed a startup file: the owner's hash of it, not its word.
+
+An owner is a claim: a Debian package's ``.list`` names the file, a distribution's RECORD
+lists it.  ``check`` hashes each startup file it lists and compares the hash with the
+owner's record (``integrity.verify_dpkg``: the package's ``.md5sums``, or for a conffile the
+md5 in dpkg's status; ``integrity.verify_record``: the RECORD line's ``sha256=``):
+
+- on Debian's pythons (Debian 12 in a namespace, the roots' 3.13, 3.14, 3.15; the overlays
+  are the test's own): the stock files verify (no finding); setuptools'
+  ``distutils-precedence.pth`` with a payload appended, replaced wholesale, or spliced into
+  its line (which still reads as the template) is ``startup-file-modified``, high, with the
+  reinstall command (the three ways share the roots); Debian's conffile
+  ``/etc/python3.X/sitecustomize.py`` with a line appended is "changed by the
+  administrator", medium; a ``.pth`` planted with its path appended to
+  ``python3-six.list`` (no ``.md5sums`` line) is "claimed, not verified", judged unowned;
+- on a hermetic python: a wheel's ``.pth`` that matches its RECORD (verified), the same
+  edited (high, with pip's reinstall command), a RECORD line without a hash and a RECORD
+  that does not list itself (not verified: judged unowned).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.debian_ns import DebianNamespace, available
+from harness.dists import make_dist
+from harness.guarded import DebianGuarded, make_guarded, running_under_ci
+from harness.interpreters import pyenv_interpreters
+from harness.nobody import public_tmpdir
+from harness.spread import DEBIAN, target_params
+
+DP = "/usr/lib/python3/dist-packages/distutils-precedence.pth"
+PLANTED = "/usr/lib/python3/dist-packages/swr-integ-planted.pth"
+SIX_LIST = "/var/lib/dpkg/info/python3-six.list"
+PAYLOAD = b"import sys; exec('sys.swr_integ_payload = 1')\n"
+
+
+class _DpkgOverlaid(DebianGuarded):
+    """Debian 12's python as ``debian_any`` has it, with ``/var/lib/dpkg`` overlaid too
+    (the harness overlays only what an install touches): a test may edit a ``.list``."""
+
+    def __init__(self) -> None:
+        ok, reason = available()
+        if not ok:
+            if running_under_ci():
+                pytest.fail("the Debian namespace is required under CI: %s" % reason)
+            pytest.skip("Debian namespace unavailable: %s" % reason)
+        self.tmp = public_tmpdir("sitewarden-target-")
+        self._adopt(DebianNamespace(extra_overlays=["/var/lib/dpkg"]))
+
+
+@pytest.fixture(params=target_params("debian"))
+def debian_dpkg(request):
+    """``debian_any``'s targets (the host's Debian 12 python, id ``host``, then the roots',
+    which are overlaid whole), dpkg's database writable in each."""
+    target = _DpkgOverlaid() if request.param == DEBIAN else make_guarded(
+        request.param, deploy=False)
+    target.param = request.param
+    yield target
+    target.close()
+
+
+def _report(t) -> dict:
+    """``sitewarden check --python <t> --json`` (the CLI's own run: its probe, its cache)."""
+    proc = t.cli("check", "--python", t.executable, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _md5(data: bytes) -> str:
+    return hashlib.md5(data).hexdigest()
+
+
+def _file(report, path):
+    found = [f for f in report["startup"]["files"] if f["path"] == path]
+    assert len(found) == 1, (path, [f["path"] for f in report["startup"]["files"]])
+    return found[0]
+
+
+def _about(report, path, kind=None):
+    return [f for f in report["findings"] if f.get("file") == path
+            and (kind is None or f["kind"] == kind)]
+
+
+def _tampered(way: str, original: bytes) -> bytes:
+    if way == "appended":
+        return original + PAYLOAD
+    if way == "replaced":
+        return PAYLOAD
+    spliced = original.replace(  # inside its one line: the line still reads as the template
+        b"enabled and __import__",
+        b"__import__('os').environ.setdefault('SWR_INTEG', '1'); enabled and __import__", 1)
+    assert spliced != original, original
+    return spliced
+
+
+def _stock_is_verified(report) -> None:
+    """Every file a Debian package or a RECORD claims verifies; nothing is flagged for it."""
+    files = report["startup"]["files"]
+    for f in files:
+        owner = f["owner"]
+        if owner["kind"] in ("dpkg", "distribution"):
+            assert owner["verified"] is True, f
+            assert owner["expected"] == owner["actual"] and owner["mismatch"] is None, f
+        else:
+            assert owner["verified"] is None, f
+    assert not [x for x in report["findings"] if x["kind"] == "startup-file-modified"
+                or x.get("claimed_by")], report["findings"]
+
+
+def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
+    t = debian_dpkg
+    conf = "/etc/python%d.%d/sitecustomize.py" % t.version[:2]
+    stock = _report(t)
+    _stock_is_verified(stock)
+    sc = [f for f in stock["startup"]["files"] if f["kind"] == "sitecustomize"]
+    assert sc and sc[0]["realpath"] == conf, sc
+    assert sc[0]["owner"]["record"] == "conffile", sc
+    assert sc[0]["owner"]["package"].startswith("libpython3"), sc
+    hack = _file(stock, DP)
+    assert hack["owner"]["package"] == "python3-setuptools", hack
+    assert hack["owner"]["record"] == "md5sums", hack
+    original = t.read_bytes(Path(DP))
+    assert hack["owner"]["expected"] == _md5(original), hack
+
+    # Tampered: setuptools' file (this target's share of the three ways), Debian's
+    # conffile, and a .pth whose path was appended to python3-six's list by hand.
+    conf_text = t.read_bytes(Path(conf))
+    t.write_bytes(Path(conf), conf_text + b"import os  # swr-integ: an administrator's line\n")
+    six = t.read_bytes(Path(SIX_LIST))
+    t.put(Path(PLANTED), data=PAYLOAD)
+    t.put(Path(SIX_LIST), data=six + PLANTED.encode() + b"\n")
+    for n, way in enumerate(t.share(["appended", "replaced", "spliced"])):
+        data = _tampered(way, original)
+        t.write_bytes(Path(DP), data)
+        if n == 0:
+            status, report, text = t.cli_check()
+            assert status == 1, text
+        else:
+            report, text = _report(t), None
+        f = _file(report, DP)
+        assert f["owner"]["verified"] is False, (way, f)
+        assert (f["owner"]["expected"], f["owner"]["actual"]) == (_md5(original), _md5(data))
+        if way == "spliced":
+            assert f["template"] == "setuptools distutils-precedence", f
+        (found,) = _about(report, DP, "startup-file-modified")
+        assert found["severity"] == "high" and found["package"] == "python3-setuptools", found
+        assert found["command"] == "apt install --reinstall python3-setuptools", found
+        assert "apt install --reinstall python3-setuptools" in found["message"], found
+        assert _md5(original) in found["message"] and _md5(data) in found["message"], found
+        assert found["conffile"] is False, found
+        assert not [x for x in _about(report, DP) if x["kind"] != "startup-file-modified"]
+        if text is None:
+            continue
+        assert "%s [Debian package python3-setuptools, MODIFIED" % DP in text, text
+
+        # The conffile: changed by the administrator, medium.
+        (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
+        assert changed["severity"] == "medium" and changed["conffile"] is True, changed
+        assert "changed by the administrator" in changed["message"], changed
+        assert changed["command"] == (
+            "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
+            % sc[0]["owner"]["package"]), changed
+        owner = _file(report, sc[0]["path"])["owner"]
+        assert owner["verified"] is False and owner["record"] == "conffile", owner
+        assert owner["expected"] == _md5(conf_text), owner
+        assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
+        assert "conffile changed]" in text, text
+
+        # Claimed by python3-six's list, which has no hash of it: judged as unowned.
+        planted = _file(report, PLANTED)
+        assert planted["owner"]["kind"] == "dpkg", planted
+        assert planted["owner"]["package"] == "python3-six", planted
+        assert planted["owner"]["verified"] is None, planted
+        (unowned,) = _about(report, PLANTED)
+        assert unowned["kind"] == "unowned-startup-code", unowned
+        assert unowned["severity"] == "medium", unowned
+        assert unowned["claimed_by"] == "Debian package python3-six", unowned
+        assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
+        assert "%s [claimed by Debian package python3-six, not verified]" % PLANTED in text
+
+
+# ------------------------------------------------------------ a distribution's RECORD
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(
+        hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
+    t = make_hermetic(pyenv_interpreters()[-1])
+    local = t.local_dir
+    line = b"import swr_integ_ok; swr_integ_ok.hello()\n"
+
+    def build(stage: Path) -> None:
+        make_dist(stage, "swr-integ-ok", "1.0", {
+            "swr_integ_ok.py": "def hello():\n    pass\n",
+            "swr_integ_ok.pth": line.decode()}, installer="pip")
+        for name, how in (("swr-integ-nohash", "no hash"), ("swr-integ-noself", "no self")):
+            mod = name.replace("-", "_")
+            meta = make_dist(stage, name, "2.0", {
+                mod + ".py": "", mod + ".pth": "import %s\n" % mod}, installer="pip")
+            record = meta / "RECORD"
+            rows = record.read_text().splitlines()
+            if how == "no hash":
+                rows = [mod + ".pth,," if r.startswith(mod + ".pth,") else r for r in rows]
+            else:
+                rows = [r for r in rows if not r.endswith("/RECORD,,")]
+            record.write_text("\n".join(rows) + "\n")
+
+    t.copy_in(build, local)
+    ok, nohash, noself = (str(local / n) for n in (
+        "swr_integ_ok.pth", "swr_integ_nohash.pth", "swr_integ_noself.pth"))
+    report = _report(t)
+    owner = _file(report, ok)["owner"]
+    assert owner["verified"] is True and owner["record"] == "RECORD", owner
+    assert owner["expected"] == owner["actual"] == _record_hash(line), owner
+    assert [x["kind"] for x in _about(report, ok)] == ["distribution-startup-code"]
+    for path, name, why in ((nohash, "swr-integ-nohash", "no hash"),
+                            (noself, "swr-integ-noself", "does not list itself")):
+        owner = _file(report, path)["owner"]
+        assert owner["kind"] == "distribution" and owner["verified"] is None, owner
+        assert why in owner["mismatch"], owner
+        (found,) = _about(report, path)
+        assert found["kind"] == "unowned-startup-code" and found["severity"] == "medium"
+        assert found["claimed_by"] == "%s 2.0" % name, found
+        assert "claimed by the distribution %s 2.0, not verified" % name in found["message"]
+
+    edited = line + PAYLOAD
+    t.write_bytes(Path(ok), edited)
+    status, report, text = t.cli_check()
+    assert status == 1, text
+    owner = _file(report, ok)["owner"]
+    assert owner["verified"] is False, owner
+    assert (owner["expected"], owner["actual"]) == (_record_hash(line), _record_hash(edited))
+    (found,) = _about(report, ok)
+    assert found["kind"] == "startup-file-modified" and found["severity"] == "high", found
+    assert (found["distribution"], found["version"]) == ("swr-integ-ok", "1.0"), found
+    assert found["command"] == (
+        "%s -m pip install --force-reinstall --no-deps swr-integ-ok==1.0" % t.executable)
+    assert found["command"] in found["message"] and "uninstall" in found["message"], found
+    assert _record_hash(edited) in found["message"], found
+    assert "%s [swr-integ-ok 1.0, MODIFIED]" % ok in text, text
+    assert "%s [claimed by swr-integ-nohash 2.0, not verified]" % nohash in text, text
+
+
+# ------------------------------------------------------------ the readers, on a fake database
+
+
+def test_verify_dpkg_reads_md5sums_and_conffiles(tmp_path):
+    """``integrity.verify_dpkg`` on a database made here: an ``.md5sums`` line (also a
+    ``Multi-Arch: same`` package's ``<package>:<arch>.md5sums``), a conffile's md5 in the
+    status file (also ``newconffile``: no hash yet), no line (not verified), and a link
+    re-pointed at another file of the package (its hash is not borrowed)."""
+    from sitewarden.detect import integrity
+
+    info = tmp_path / "info"
+    info.mkdir()
+    site = tmp_path / "usr" / "lib" / "python3" / "dist-packages"
+    etc = tmp_path / "etc" / "python3.99"
+    site.mkdir(parents=True)
+    etc.mkdir(parents=True)
+    pth, other, conf = site / "x.pth", site / "other.py", etc / "sitecustomize.py"
+    pth.write_bytes(b"import os\n")
+    other.write_bytes(b"import sys\n")
+    conf.write_bytes(b"# conf\n")
+    link = site / "sitecustomize.py"
+    link.symlink_to(conf)
+    rel = str(pth).lstrip("/")
+    (info / "python3-x.md5sums").write_text("%s  %s\n%s  %s\n" % (
+        _md5(b"import os\n"), rel, _md5(b"import sys\n"), str(other).lstrip("/")))
+    (info / "libpython3.99-minimal:amd64.md5sums").write_text(
+        "%s  %s\n" % (_md5(b"import os\n"), rel))
+    status = tmp_path / "status"
+    status.write_text(
+        "Package: python3-x\nStatus: install ok installed\n\n"
+        "Package: libpython3.99-minimal\nArchitecture: amd64\nConffiles:\n"
+        " %s %s\n /etc/other.conf newconffile\nDescription: x\n\n" % (conf, _md5(b"# conf\n")))
+
+    def verify(package, path):
+        return integrity.verify_dpkg(package, str(path), info=str(info), status=str(status))
+
+    v = verify("python3-x", pth)
+    assert (v.verified, v.record, v.expected) == (True, "md5sums", _md5(b"import os\n"))
+    assert verify("libpython3.99-minimal", pth).verified is True  # <package>:<arch>.md5sums
+    pth.write_bytes(b"import os\nimport evil\n")
+    v = verify("python3-x", pth)
+    assert v.verified is False and v.actual == _md5(pth.read_bytes()), v.mismatch
+    assert "python3-x.md5sums records %s" % _md5(b"import os\n") in v.mismatch
+    v = verify("python3-six", pth)
+    assert v.verified is None and v.mismatch == "python3-six.md5sums has no line for it"
+    # Debian's sitecustomize: a link into /etc... (the status names the path as resolved,
+    # which here is below tmp_path, not /etc: checked through a path that is)
+    assert integrity._conffile_hash("libpython3.99-minimal", str(conf).encode(), str(status)) \
+        == (True, _md5(b"# conf\n"))
+    assert integrity._conffile_hash("libpython3.99-minimal", b"/etc/other.conf", str(status)) \
+        == (True, None)
+    assert integrity._conffile_hash("python3-x", str(conf).encode(), str(status)) == (False, None)
+    # A link re-pointed at another file the package owns does not borrow its hash.
+    pth.unlink()
+    pth.symlink_to(other)
+    v = verify("python3-x", pth)
+    assert v.verified is False, (v.verified, v.mismatch)
+    assert verify("python3-x", link).verified is None  # not under /etc: no conffile here
