@@ -62,6 +62,24 @@ def _writers_text(w: Writers | None) -> str:
     return "; %s by %s (%s %04o)" % (how, who, w.via, w.mode)
 
 
+#: ``detect.capabilities.DANGEROUS``: what makes a line ``dangerous-startup-code``.
+_DANGEROUS = ("decodes-and-executes", "starts-processes", "network", "reads-credentials")
+
+
+def does_text(names: list[str] | None, evidence: list[str] | None, style: Any) -> str | None:
+    """``does: starts-processes (subprocess.Popen), ...``: a startup line's or module's
+    capabilities with what shows each (from their JSON ``evidence``), or None."""
+    if not names:
+        return None
+    shown = []
+    for name in names:
+        seen = [e.partition(": ")[2] for e in evidence or () if e.startswith(name + ": ")]
+        more = " and %d more" % (len(seen) - 3) if len(seen) > 3 else ""
+        shown.append("%s (%s%s)" % (name, "; ".join(seen[:3]), more) if seen else name)
+    text = printable("does: " + ", ".join(shown))
+    return style.bad(text) if any(n in _DANGEROUS for n in names) else style.dim(text)
+
+
 def _line(line: StartupLine, style: Any) -> str | None:
     kind = line.kind
     if kind == "comment":
@@ -80,6 +98,9 @@ def _line(line: StartupLine, style: Any) -> str | None:
         text += "\n" + " " * 15 + style.bad("fails at every start: " + line.error)
     elif line.note:
         text += style.dim(" (%s)" % line.note)
+    does = does_text(line.capabilities, line.evidence, style)
+    if does:
+        text += "\n" + " " * 15 + does
     return head + text
 
 
@@ -115,6 +136,9 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
         lines.append("  %s %s %s" % (f.kind, path, shown))
         if f.error:
             lines.append("    " + style.bad("fails at every start: " + f.error))
+        does = does_text(f.capabilities, f.evidence, style)
+        if does:
+            lines.append("    " + does)
         for line in f.lines:
             text = _line(line, style)
             if text:

@@ -103,8 +103,8 @@ _RUNTIME = {
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "detect.startup", "detect.startup_read", "detect.startup_checks",
-              "detect.startup_records", "detect.owners", "detect.integrity",
-              "detect.private_cache", "pathfacts") + _STDLIB_NAMES,
+              "detect.startup_records", "detect.capabilities", "detect.owners",
+              "detect.integrity", "detect.private_cache", "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["check"]
 

@@ -20,7 +20,7 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from . import integrity, layout, owners, private_cache, startup_checks
+from . import capabilities, integrity, layout, owners, private_cache, startup_checks
 from .records import Finding
 from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
 from .startup_records import Owner, PathDirectory, StartupFile, StartupSection
@@ -208,8 +208,111 @@ def _file_finding(f):
     return None
 
 
+def _source(path):
+    """The text of the module file ``path`` (a ``.py`` file up to :data:`capabilities.MAX_TEXT`), or
+    None."""
+    if not path or not path.endswith(".py"):
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read(capabilities.MAX_TEXT + 1)
+    except OSError:
+        return None
+    if len(data) > capabilities.MAX_TEXT:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _annotate(files, directory=None):
+    """Set ``capabilities`` and ``evidence`` of each startup line that runs code (an
+    import line; an entry point: its module's file) and of each ``sitecustomize`` and
+    ``usercustomize`` (the whole module); left None when there are none."""
+    memo = capabilities.Memo(directory)
+    for f in files:
+        if f.file_type or f.size is not None:
+            continue
+        if f.kind in ("sitecustomize", "usercustomize") and f.capabilities is None:
+            text = _source(f.realpath) if (f.realpath or "").endswith(".py") \
+                else _source(f.path)
+            found = memo.analyse(text) if text is not None else ()
+            f.capabilities = [name for name, _e in found] or None
+            f.evidence = capabilities.evidence(found) or None
+        for line in f.lines:
+            if line.kind not in ("import", "entry-point") or line.runs is False \
+                    or line.capabilities is not None:
+                continue
+            if line.kind == "import":
+                text = line.text
+            else:
+                text = _source(startup_checks.module_origin(line.text.partition(":")[0]))
+            found = memo.analyse(text) if text else ()
+            line.capabilities = [name for name, _e in found] or None
+            line.evidence = capabilities.evidence(found) or None
+    memo.save()
+
+
+def _dangerous_fix(f):
+    """``(command, words)``: how to be rid of dangerous startup code, by its owner."""
+    o = f.owner
+    if o.kind == "distribution":
+        command = "%s -m pip uninstall %s" % (sys.executable or "python3", o.distribution)
+        return command, "uninstall %s (%s) and remove %s if it is left behind; then find " \
+            "out what it did (rotate the credentials this user could read)" % (
+                o.distribution, command, f.path)
+    if o.kind == "dpkg":
+        command = "apt install --reinstall %s" % o.package
+        return command, "no Debian package ships such code: reinstall %s (%s) and find out " \
+            "who changed it" % (o.package, command)
+    if o.kind == "sitewarden":
+        return None, "sitewarden ships no such code: remove %s and reinstall sitewarden" % (
+            f.path)
+    return None, "remove %s (no package installed it) and find out who put it there" % f.path
+
+
+def _dangerous(f):
+    """``dangerous-startup-code``: code a start runs that starts processes, uses the network,
+    reads credentials or executes what it decodes (:mod:`.capabilities`), whoever owns it
+    (a known template is exempt only when its owner is verified); or None."""
+    if f.template and f.owner.trusted():
+        return None
+    if f.kind in ("sitecustomize", "usercustomize"):
+        places = [(None, None, capabilities.from_evidence(f.evidence))]
+    else:
+        places = [(x.number, x.text, capabilities.from_evidence(x.evidence))
+                  for x in f.executable()]
+    places = [p for p in places if capabilities.dangerous(p[2])]
+    if not places:
+        return None
+    names, shown = [], []
+    for _number, _text, found in places:
+        names.extend(n for n, _e in found if n not in names)
+        shown.extend(e for n, ev in found if n in capabilities.DANGEROUS for e in ev
+                     if e not in shown)
+    names = [n for n in capabilities.NAMES if n in names]
+    number, text = places[0][:2]
+    where = "(line %d: %s)" % (number, _short(text)) if number else "(the whole module)"
+    command, fix = _dangerous_fix(f)
+    owner = f.owner.text() + (", verified" if f.owner.verified else "")
+    details = dict(file=f.path, lines=[p[0] for p in places if p[0]], capabilities=names,
+                   evidence=capabilities.evidence(
+                       tuple(p for place in places for p in place[2])),
+                   owner=owner, command=command)
+    if f.owner.kind == "distribution":
+        details.update(distribution=f.owner.distribution, version=f.owner.version)
+    elif f.owner.kind == "dpkg":
+        details["package"] = f.owner.package
+    return Finding(
+        "dangerous-startup-code", "high",
+        "%s (%s) runs code at every start of this interpreter that %s %s: %s; startup files "
+        "are where supply-chain payloads run (ATT&CK T1546.018): %s" % (
+            f.path, owner, ", ".join(n for n in names if n in capabilities.DANGEROUS),
+            where, "; ".join(_short(e, 60) for e in shown[:6]) + (
+                "; ..." if len(shown) > 6 else ""), fix), **details)
+
+
 def findings(files, directories, euid, pep829):
     out = []
+    _annotate(files, private_cache.DIRECTORY)
     for f in files:
         if f.error and f.kind in ("sitecustomize", "usercustomize"):
             out.append(_failure(f, None, pep829))
@@ -232,10 +335,15 @@ def findings(files, directories, euid, pep829):
         what = ("(line %d: %s)" % (first.number, _short(first.text)) if first
                 else "(the whole module)")
         runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
+        danger = _dangerous(f)
+        if danger:
+            out.append(danger)
         if f.owner.claimed() and f.owner.verified is False:
             found = _modified(f, runs)
             if found:
                 out.append(found)
+            continue
+        if danger:  # it says more than unowned- or distribution-startup-code
             continue
         if not runs or f.template or (f.owner.kind == "dpkg" and f.owner.verified) \
                 or f.owner.kind == "sitewarden":

@@ -271,6 +271,25 @@ def customize_file(name):
     return None, False
 
 
+def module_origin(name):
+    """The file module ``name`` is loaded from (a ``.start`` entry point's module), found
+    as :func:`_find` finds it, without importing it, or None."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, "__file__", None)
+    parent, path = name.rpartition(".")[0], None
+    if parent:
+        module = sys.modules.get(parent)
+        path = getattr(module, "__path__", None) if module is not None else None
+        if path is None and module is None:
+            spec = _spec(parent, None)
+            path = getattr(spec, "submodule_search_locations", None)
+        if path is None:
+            return None
+    spec = _spec(name, path)
+    return spec.origin if getattr(spec, "has_location", False) else None
+
+
 def customize_error(path):
     try:
         with open(path, "rb") as f:

@@ -105,15 +105,18 @@ class StartupLine(Record):
     (executed) or ``entry-point`` (a ``.start`` line); a path line's ``directory``,
     ``exists``, ``writers``; ``runs`` (an import line or entry point runs at each start:
     false when a ``.start`` turns it off or an earlier error abandons the file);
-    ``error``: what CPython reports at every start, or None."""
+    ``error``: what CPython reports at every start, or None; ``capabilities`` (an import
+    line's or entry point's, :mod:`.capabilities`: ``starts-processes``...) and
+    ``evidence`` (``"starts-processes: subprocess.Popen"``...), left out while None."""
 
     __slots__ = ("number", "text", "kind", "directory", "exists", "writers", "runs", "error",
-                 "note")
+                 "note", "capabilities", "evidence")
     FIELDS = _fields(*__slots__[:5]) + (("writers", "writers", Writers),) + _fields(
         *__slots__[6:])
+    OPTIONAL = ("capabilities", "evidence")
 
     def __init__(self, number, text, kind, directory=None, exists=None, writers=None,
-                 runs=None, error=None, note=None):
+                 runs=None, error=None, note=None, capabilities=None, evidence=None):
         self.number = number
         self.text = text
         self.kind = kind
@@ -123,6 +126,8 @@ class StartupLine(Record):
         self.runs = runs
         self.error = error
         self.note = note
+        self.capabilities = capabilities
+        self.evidence = evidence
 
 
 class StartupFile(Record):
@@ -133,16 +138,18 @@ class StartupFile(Record):
     is not UTF-8 is skipped instead); ``file_type``: ``fifo``, ``socket``, ``character
     device``, ``block device`` (not read); ``size``: its size when larger than ``check``
     reads (not read); ``started_by``: ``[file, line]``, the import line whose
-    ``site.addsitedir('<dir>')`` makes ``site`` read it.  The last four are left out of the
-    JSON form while None."""
+    ``site.addsitedir('<dir>')`` makes ``site`` read it; ``capabilities`` and ``evidence``:
+    a ``sitecustomize``/``usercustomize`` module's (as a line's).  The last six are left out
+    of the JSON form while None."""
 
     __slots__ = ("path", "realpath", "kind", "site_dir", "owner", "template", "lines",
-                 "disabled_by", "error", "decode_error", "file_type", "size", "started_by")
+                 "disabled_by", "error", "decode_error", "file_type", "size", "started_by",
+                 "capabilities", "evidence")
     FIELDS = _fields("path", "realpath", "kind", "site_dir") + (
         ("owner", "owner", Owner),) + _fields("template", "disabled_by", "error") + (
         ("lines", "lines", StartupLine),) + _fields("decode_error", "file_type", "size",
-                                                    "started_by")
-    OPTIONAL = ("decode_error", "file_type", "size", "started_by")
+                                                    "started_by", "capabilities", "evidence")
+    OPTIONAL = ("decode_error", "file_type", "size", "started_by", "capabilities", "evidence")
 
     def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
                  realpath=None, owner=None, template=None, decode_error=None, file_type=None,
@@ -160,6 +167,8 @@ class StartupFile(Record):
         self.file_type = file_type
         self.size = size
         self.started_by = started_by
+        self.capabilities = None
+        self.evidence = None
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""
