@@ -27,11 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.debian_ns import DebianNamespace, available
 from harness.dists import make_dist
-from harness.guarded import DebianGuarded, make_guarded, running_under_ci
+from harness.guarded import DebianGuarded, make_guarded
 from harness.interpreters import pyenv_interpreters
-from harness.nobody import public_tmpdir
 from harness.spread import DEBIAN, target_params
 
 DP = "/usr/lib/python3/dist-packages/distutils-precedence.pth"
@@ -40,26 +38,14 @@ SIX_LIST = "/var/lib/dpkg/info/python3-six.list"
 PAYLOAD = b"import sys; exec('sys.swr_integ_payload = 1')\n"
 
 
-class _DpkgOverlaid(DebianGuarded):
-    """Debian 12's python as ``debian_any`` has it, with ``/var/lib/dpkg`` overlaid too
-    (the harness overlays only what an install touches): a test may edit a ``.list``."""
-
-    def __init__(self) -> None:
-        ok, reason = available()
-        if not ok:
-            if running_under_ci():
-                pytest.fail("the Debian namespace is required under CI: %s" % reason)
-            pytest.skip("Debian namespace unavailable: %s" % reason)
-        self.tmp = public_tmpdir("sitewarden-target-")
-        self._adopt(DebianNamespace(extra_overlays=["/var/lib/dpkg"]))
-
-
 @pytest.fixture(params=target_params("debian"))
 def debian_dpkg(request):
     """``debian_any``'s targets (the host's Debian 12 python, id ``host``, then the roots',
     which are overlaid whole), dpkg's database writable in each."""
-    target = _DpkgOverlaid() if request.param == DEBIAN else make_guarded(
-        request.param, deploy=False)
+    if request.param == DEBIAN:
+        target = DebianGuarded(extra_overlays=["/var/lib/dpkg"])
+    else:
+        target = make_guarded(request.param, deploy=False)
     target.param = request.param
     yield target
     target.close()

@@ -485,16 +485,17 @@ class NamespaceGuarded(GuardedPython):
 
 
 class DebianGuarded(NamespaceGuarded):
-    """Debian's ``/usr/bin/python3`` in a ``DebianNamespace``."""
+    """Debian's ``/usr/bin/python3`` in a ``DebianNamespace`` (``extra_overlays``: more
+    directories made writable there, e.g. ``/var/lib/dpkg``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra_overlays: Sequence[str] = ()) -> None:
         ok, reason = available()
         if not ok:
             if running_under_ci():
                 pytest.fail("the Debian namespace is required under CI: %s" % reason)
             pytest.skip("Debian namespace unavailable: %s" % reason)
         self.tmp = public_tmpdir("sitewarden-target-")
-        self._adopt(DebianNamespace())
+        self._adopt(DebianNamespace(extra_overlays=list(extra_overlays)))
 
 
 class RootGuarded(NamespaceGuarded):
