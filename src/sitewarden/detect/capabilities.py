@@ -14,7 +14,6 @@ the codec registry loads it (``zlib_codec``), only then.  Answers are kept per t
 (:class:`Memo`).  Module level: ``os`` and ``sys``.
 """
 
-import os
 import sys
 
 from .. import _swallowed
@@ -559,39 +558,20 @@ def from_evidence(items):
     return tuple((name, tuple(found[name])) for name in NAMES if name in found)
 
 
-class Memo:
+class Memo(private_cache.Memo):
     """:func:`analyse`'s answers kept from one check to the next in the probe's private
-    cache, as :class:`.startup_checks.LineMemo` keeps line verdicts (a process's first
-    ``compile()`` is costly): the lines and modules of the last check, no more."""
+    cache (:class:`.private_cache.Memo`, as :class:`.startup_checks.LineMemo` keeps line
+    verdicts: a process's first ``compile()`` is costly)."""
 
     FORMAT = 1
     NAME = "startup-capabilities-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag,
                                               sys.hexversion)
+    answer = staticmethod(analyse)
 
-    def __init__(self, directory):
-        self.path, self.known, self.used = None, {}, {}
-        if directory and private_cache.private_directory(directory) is not None:
-            self.path = os.path.join(directory, self.NAME)
-            self.known = _memo_from(private_cache.load(self.path))
+    @staticmethod
+    def valid(found):
+        return type(found) is tuple and all(
+            type(c) is tuple and len(c) == 2 and c[0] in NAMES and type(c[1]) is tuple
+            and all(type(e) is str for e in c[1]) for c in found)
 
-    def analyse(self, text):
-        found = self.known.get(text)
-        if found is None:
-            found = analyse(text)
-        self.used[text] = found
-        return found
-
-    def save(self):
-        if self.path is not None and self.used and self.used != self.known:
-            private_cache.keep(self.path, self.used)
-
-
-def _memo_from(memo):
-    if type(memo) is not dict:
-        return {}
-    for text, found in memo.items():
-        if type(text) is not str or type(found) is not tuple or not all(
-                type(c) is tuple and len(c) == 2 and c[0] in NAMES and type(c[1]) is tuple
-                and all(type(e) is str for e in c[1]) for c in found):
-            return {}
-    return memo
+    analyse = private_cache.Memo.get

@@ -112,3 +112,44 @@ def load(path):
 def keep(path, value):
     """Keep ``value`` (strings, numbers, tuples, lists, dicts, code) as ``path`` (:func:`write`)."""
     write(path, sys.modules["marshal"].dumps(value))  # built in, loaded at startup
+
+
+class Memo:
+    """Answers that depend on a text alone (and the interpreter's version: in the file's
+    name), kept from one check to the next as ``NAME`` in the probe's private cache: the
+    answers of the last check, no more.  A subclass names its file (``NAME``), computes an
+    answer (``answer``) and says what a kept one looks like (``valid``); a file that holds
+    anything else is ignored."""
+
+    NAME = None
+
+    def __init__(self, directory):
+        self.path, self.known, self.used = None, {}, {}
+        if private_directory(directory) is not None:
+            self.path = os.path.join(directory, self.NAME)
+            kept = load(self.path)
+            if type(kept) is dict and all(type(text) is str and self.valid(value)
+                                          for text, value in kept.items()):
+                self.known = kept
+
+    @staticmethod
+    def answer(text):
+        raise NotImplementedError
+
+    @staticmethod
+    def valid(value):
+        return False
+
+    def get(self, text):
+        """The answer for ``text``: kept, else computed; kept for the next check."""
+        found = self.known.get(text)
+        if found is None:
+            found = self.answer(text)
+        self.used[text] = found
+        return found
+
+    def save(self):
+        """Keep this check's answers, when they are not what the file holds already."""
+        if self.path is not None and self.used != self.known:
+            keep(self.path, self.used)
+

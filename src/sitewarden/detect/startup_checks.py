@@ -143,48 +143,24 @@ def read_line(line):
         return "SyntaxError: %s" % (exc,)
 
 
-class LineMemo:
+class LineMemo(private_cache.Memo):
     """:func:`read_line`'s answers, kept from one check to the next in the probe's private
-    cache (:mod:`.private_cache`): reading a line's syntax tree costs a process's first
-    ``compile()`` (~10M instructions: CPython builds its syntax-tree types), and a
+    cache (:class:`.private_cache.Memo`): reading a line's syntax tree costs a process's
+    first ``compile()`` (~10M instructions: CPython builds its syntax-tree types), and a
     machine's checks read the same lines again and again.  The answer depends on the
-    line and the interpreter's grammar only: the file is named after the exact version.
-    It holds the lines of the last check, no more."""
+    line and the interpreter's grammar only: the file is named after the exact version."""
 
     #: Bumped when what :func:`read_line` answers changes shape or meaning.
     FORMAT = 1
     #: The file's name in the cache: the format, the grammar's exact version.
     NAME = "startup-lines-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
+    answer = staticmethod(read_line)
 
-    def __init__(self, directory):
-        self.path = None
-        self.known = {}
-        self.used = {}
-        if private_cache.private_directory(directory) is not None:
-            self.path = os.path.join(directory, self.NAME)
-            self.known = _memo_from(private_cache.load(self.path))
+    @staticmethod
+    def valid(verdict):
+        return type(verdict) is str or _is_checks(verdict)
 
-    def checks(self, line):
-        found = self.known.get(line)
-        if found is None:
-            found = read_line(line)
-        self.used[line] = found
-        return found
-
-    def save(self):
-        """Keep this check's lines, when they are not what the file holds already."""
-        if self.path is not None and self.used != self.known:
-            private_cache.keep(self.path, self.used)
-
-
-def _memo_from(memo):
-    """The verdicts a kept memo holds, or ``{}`` when there is none or it is not one."""
-    if type(memo) is not dict:
-        return {}
-    for line, verdict in memo.items():
-        if type(line) is not str or not (type(verdict) is str or _is_checks(verdict)):
-            return {}
-    return memo
+    checks = private_cache.Memo.get
 
 
 def _is_checks(value):
