@@ -317,14 +317,18 @@ def test_apt_hook_reports_what_a_dpkg_run_leaves_shadowed(ns, debs, tmp_path):
     assert "fix: %s -m pip uninstall --break-system-packages pyparsing" % default in text
     assert len(lines) <= 1 + 3 * len(PYTHONS[ns.release]), text
 
-    # Whatever the state, apt neither fails nor hangs: here the interpreters the hook starts
-    # never finish starting (a .pth that sleeps when the guard is disabled, as in the hook).
-    ns.write_bytes(local + "/zz-hang.pth", b"import os, time; os.environ.get("
-                   b"'SITEWARDEN_DISABLE') and time.sleep(3600)\n")
+    # The hook's probes run no startup code: a .pth that would mark (or hang) the start
+    # of a sitewarden probe (whose argv names its runtime copy) leaves no trace, and the
+    # report is the same; other starts (apt's maintainer scripts) may run it.
+    trace = local + "/swr-hook-trace"
+    ns.write_bytes(local + "/zz-trace.pth", (
+        "import sys; 'sitewarden' in str(sys.argv) and (open(%r, 'a').close() or "
+        "__import__('time').sleep(3600))\n" % trace).encode())
     started = time.monotonic()
     proc = apt(ns, "install", "--reinstall", "python3-httplib2")
     assert time.monotonic() - started < 120
-    assert ours(proc) == [], proc.stdout + proc.stderr
+    assert ours(proc) == lines, proc.stdout + proc.stderr
+    assert not ns.exists(trace)
     # A damaged runtime (part of it deleted by hand): the same.
     run(ns, ["rm", "-r", "/usr/lib/python3/dist-packages/sitewarden/cli"])
     proc = apt(ns, "install", "--reinstall", "python3-httplib2")

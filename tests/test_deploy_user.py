@@ -258,9 +258,9 @@ def _counting_wrapper(tmp_path, python):
 
 
 def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path):
-    """`check` learns the facts, the report and whether a start loads the guard from
-    one start of the target; the probe's bytecode lands in the private cache even
-    with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
+    """`check` learns the facts, the report and whether a start would load the guard from
+    one start of the target, without site (-S); the probe's bytecode lands in the private
+    cache even with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
     env, base = userbase
     python = PYTHONS[-1].values[0]
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
@@ -273,7 +273,7 @@ def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path
     assert report["guard"]["active"] is True
     assert [d["site_dir"] for d in report["guard"]["deployments"]] == [
         str(next(base.glob("lib/python3.*/site-packages")))]
-    assert log.read_text().split() == ["-c"]  # one start
+    assert log.read_text().split() == ["-S"]  # one start, without site
     tag = subprocess.run([python, "-c", "import sys; print(sys.implementation.cache_tag)"],
                          capture_output=True, text=True).stdout.strip()
     cached = list((tmp_path / "cache").glob("sitewarden/runtime/*/sitewarden/**/__pycache__/*.pyc"))
@@ -282,18 +282,24 @@ def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path
 
 
 def test_check_survives_a_start_that_dies(cli, userbase, tmp_path):
-    """A ``.pth`` that kills every start (unless the kill switch is set): the single
-    probe fails, the separate probes report, and the guard shows as not loaded."""
+    """A ``.pth`` that kills every start: ``check`` never runs it (its probe starts without
+    site) and lists it; ``status``, which starts the target, says the start died."""
     env, base = userbase
     python = PYTHONS[-1].values[0]
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
     site = next(base.glob("lib/python3.*/site-packages"))
-    (site / "aaa-killer.pth").write_text(
-        "import os; os.environ.get('SITEWARDEN_DISABLE') or os._exit(3)\n")
+    killer = site / "aaa-killer.pth"
+    killer.write_text("import os; os._exit(3)\n")
     proc = cli("check", "--python", python, "--json", env=env)
     assert proc.returncode in (0, 1), proc.stderr
     report = json.loads(proc.stdout)
-    assert report["guard"]["active"] is False and report["layout"]["entries"]
+    assert report["layout"]["entries"]
+    (f,) = [f for f in report["startup"]["files"] if f["path"] == str(killer)]
+    assert [(x["text"], x["runs"]) for x in f["lines"]] == [("import os; os._exit(3)", True)]
+    proc = cli("status", "--python", python, "--json", env=env)
+    data = json.loads(proc.stdout)
+    assert data["active"] is False and "exit status 3" in data["startup_stderr"] + str(
+        data.get("error")), data
 
 
 @pytest.mark.parametrize("python", PYTHONS)

@@ -95,7 +95,13 @@ def test_check_lists_every_path_finding(guarded, tmp_path):
     # site removes duplicates before it processes .pth files; an import line can add one.
     g.user_site.mkdir(parents=True)
     (g.user_site / "dup.pth").write_text("import sys; sys.path.append(%r)\n" % str(pp))
-    report = g.check(env=env, cwd=str(cwd))
+    # check runs no startup code: dup.pth's line is listed, "not applied"; what a start
+    # makes of it (the duplicate) is what the same collectors find after a normal start.
+    static = g.check(env=env, cwd=str(cwd))
+    (dup,) = [f for f in static["startup"]["files"] if f["path"] == str(g.user_site / "dup.pth")]
+    assert dup["lines"][0]["note"] == "changes sys.path when it runs: not applied by check", dup
+    assert "duplicate-entry" not in [f["kind"] for f in static["findings"]]
+    report = g.live_check(env=env, cwd=str(cwd))
     found = sorted((f["kind"], f["severity"], f.get("module") or f.get("entry") or f.get("file"))
                    for f in report["findings"] if f["severity"] != "info")
     assert found == [
@@ -121,7 +127,7 @@ def test_check_lists_every_path_finding(guarded, tmp_path):
     assert not any(f["kind"] == "missing-entry" and f["entry"].endswith(".zip")
                    for f in report["findings"])
     if g.version[:2] >= (3, 11):
-        report = g.check(env=dict(env, PYTHONSAFEPATH="1"), cwd=str(cwd))
+        report = g.live_check(env=dict(env, PYTHONSAFEPATH="1"), cwd=str(cwd))
         assert "random" not in [f.get("module") for f in report["findings"]]
 
 
@@ -165,7 +171,12 @@ def test_pth_import_line_inserting_ahead_of_the_stdlib(guarded, tmp_path):
     r = g.imports("colorsys")
     (msg,) = r.warnings("PathWarning")
     assert "%s, put ahead of the standard library at startup" % front in msg
-    report = g.check()
+    static = g.check()  # check runs no startup code: the line is "not applied"
+    assert str(front) not in [e["path"] for e in static["layout"]["entries"]]
+    (line,) = [f for f in static["startup"]["files"]
+               if f["path"] == str(g.user_site / "zz-front.pth")][0]["lines"]
+    assert line["note"] == "changes sys.path when it runs: not applied by check", line
+    report = g.live_check()  # the same collectors after a normal start
     entries = {e["path"]: e for e in report["layout"]["entries"]}
     # index 1: the script entry ('') is put at sys.path[0] after site ran.
     assert entries[str(front)]["class"] == "pth" and entries[str(front)]["index"] == 1

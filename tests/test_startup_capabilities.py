@@ -7,9 +7,9 @@ or executes what it decodes as ``dangerous-startup-code`` (high) whoever owns it
   code), the 2026 ``<pkg>-setup.pth`` (``exec`` of base64-decoded code naming
   ``urllib.request.urlopen``), and obfuscated variants (aliases, ``getattr(__import__())``,
   hex, base64 twice, zlib), each in a distribution whose RECORD verifies it: high; every
-  payload is harmless when a start runs it (a check's probe starts the target normally):
-  the dangerous call sits in a function never called or behind ``0 and``, and a python it
-  starts runs with ``-S``;
+  payload is harmless when a start runs it (``check`` never does, a plain start may): the
+  dangerous call sits in a function never called or behind ``0 and``, and a python it starts
+  runs with ``-S``;
 - the benign set: Debian's ``distutils-precedence.pth`` line and ``sitecustomize``,
   editable installs, pytest-cov 6.0.0 and setuptools 69.5.1 (real wheels from PyPI,
   unpacked with their RECORD), coverage's and virtualenv's ``.pth`` lines, this machine's

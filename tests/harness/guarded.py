@@ -35,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -141,6 +142,11 @@ for name in os.listdir(src):
     else:
         shutil.copy2(s, d, follow_symlinks=False)
 """
+
+
+#: The findings the CLI adds to the probe's report (``commands.guard_findings``).
+CLI_FINDINGS = ("incomplete-deployment", "orphaned-hook", "guard-disabled-here",
+                "guard-not-active", "guard-active")
 
 
 class GuardedPython:
@@ -335,17 +341,65 @@ class GuardedPython:
         return out
 
     def check(self, env: Optional[Mapping[str, str]] = None, cwd: str = "/") -> Dict[str, Any]:
-        """The report ``sitewarden check`` collects, through the same probe the CLI
-        runs (``-c BOOTSTRAP payload check``, guard disabled), in ``env``/``cwd``."""
+        """The report ``sitewarden check`` collects, through the same probe the CLI runs
+        (``-S -c STATIC_BOOTSTRAP payload static``), in ``env``/``cwd``; checked against
+        the live probe's (after a normal start, guard disabled): the same but for what only
+        running code tells (``harness.static_compare``)."""
+        static = self.probe_static(env, cwd)["check"]
+        self.assert_static_matches_live(static, env, cwd)
+        return static
+
+    def probe_static(self, env: Optional[Mapping[str, str]] = None,
+                     cwd: str = "/") -> Dict[str, Any]:
+        """``check``'s probe: ``{"facts", "check", "startup"}``."""
         # Imported here: the package's layout is what the unit tests under refactoring move.
-        from sitewarden.cli import payload
         from sitewarden.detect import probe
 
-        root = payload.payload_dir()
+        root = self.probe_payload()
+        proc = self.python("-S", "-c", probe.STATIC_BOOTSTRAP, str(root), "static",
+                           env=env, cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    def probe_payload(self) -> str:
+        """The runtime copy a probe of this target runs (the CLI's: ``payload_dir``), in a
+        cache the target can write its bytecode into (a namespace mounts ``~/.cache``
+        read-only: a private one under the host's temporary directory)."""
+        from sitewarden.cli import payload
+
+        if isinstance(self, NamespaceGuarded):
+            cache = Path(tempfile.gettempdir()) / "sitewarden-harness-cache"
+            cache.mkdir(mode=0o700, exist_ok=True)
+            return payload.payload_dir({"XDG_CACHE_HOME": str(cache)})
+        return payload.payload_dir()
+
+    def live_check(self, env: Optional[Mapping[str, str]] = None,
+                   cwd: str = "/") -> Dict[str, Any]:
+        """The report of the probe run after a normal start (guard disabled): what the
+        collectors find once the startup code ran, the reference ``check`` is held to."""
+        from sitewarden.detect import probe
+
+        root = self.probe_payload()
         proc = self.python("-c", probe.BOOTSTRAP, str(root), "check",
                            env=dict(env or {}, SITEWARDEN_DISABLE="1"), cwd=cwd)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
+
+    def assert_static_matches_live(self, static: Dict[str, Any],
+                                   env: Optional[Mapping[str, str]] = None,
+                                   cwd: str = "/") -> None:
+        """``static`` (a check report) is the live probe's, but for what only running
+        code tells (``harness.static_compare``)."""
+        from .static_compare import differences
+
+        if isinstance(self.param, RootTarget):
+            return  # the host's payload is not in the root (test_static_site: emulate there)
+        live = self.live_check(env, cwd)
+        static = {k: v for k, v in static.items()
+                  if k not in ("guard", "environment", "silence_files", "aliases")}
+        static["findings"] = [f for f in static["findings"] if f["kind"] not in CLI_FINDINGS]
+        diff = differences(live, static)
+        assert not diff, "static and live reports differ:\n" + "\n".join(diff)
 
     def cli_check(self, env: Optional[Mapping[str, str]] = None,
                   cwd: str = "/") -> Tuple[int, Dict[str, Any], str]:
@@ -353,6 +407,7 @@ class GuardedPython:
         human output: ``(exit status, report, text)``."""
         proc = self.cli("check", "--python", self.executable, "--json", env=env, cwd=cwd)
         assert proc.returncode in (0, 1), proc.stderr
+        self.assert_static_matches_live(json.loads(proc.stdout), env, cwd)
         text = self.cli("check", "--python", self.executable, env=env, cwd=cwd)
         assert text.returncode == proc.returncode, text.stderr
         return proc.returncode, json.loads(proc.stdout), text.stdout

@@ -116,11 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
-    started = ("It starts the target once, as a user would: the target's\nstartup files "
-               "(.pth import lines, sitecustomize, usercustomize) run in that start.")
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
                        description="Where the guard is deployed for the target, whether a start "
-                       "loads it\nand refuses installs. " + started,
+                       "loads it\nand refuses installs. It starts the target once, as a user "
+                       "would: the target's\nstartup files (.pth import lines, sitecustomize, "
+                       "usercustomize) run in that start.\nTo audit startup code without "
+                       "running it, use check.",
                        epilog="example:\n  sitewarden status --all",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
@@ -130,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state",
                        description="The target's PEP 668 marker, sys.path, shadowed modules, "
                        "broken requirements,\nstartup files and guard, each finding with a "
-                       "severity.\n" + started,
+                       "severity.\nIt never runs the target's startup code (.pth import lines, "
+                       ".start entry\npoints, sitecustomize, usercustomize): the target starts "
+                       "without site (-S)\nand check reads what a normal start would run.",
                        epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
@@ -222,7 +225,9 @@ def status_data(target: targets.Target, startup: StartupState | None = None) -> 
         active=bool(startup.active),
         active_module=startup.module_file,
         active_version=startup.version,
-        startup_stderr=startup.stderr or "",
+        # A start that gave no answer (it died): why, after what it wrote.
+        startup_stderr=(startup.stderr or "") + (
+            "(%s)\n" % startup.error if getattr(startup, "error", None) else ""),
         marker=marker,
         installs_refused=judgement.installs_refused(bool(startup.active), marker),
         # Set in the caller's environment, it turns the guard off in what it starts.

@@ -98,11 +98,12 @@ def probe_env() -> dict[str, str]:
 
 def run_checks(executables: list[str]) -> dict[str, CheckReport]:
     """``check``'s report from each interpreter (started in parallel), by executable;
-    interpreters that fail or time out are left out.  Each starts with its site and the
-    user site of the user running the hook (``-E``, not ``-I``), in an empty directory
-    (``-c`` puts the working directory first on ``sys.path``).  Each report comes through
-    a file of its own (``probe.BOOTSTRAP``'s report descriptor), so that a ``.pth`` that
-    prints does not hide an interpreter from the report."""
+    interpreters that fail or time out are left out.  Each starts without ``site`` and
+    without the environment (``-E -S``, ``probe.STATIC_BOOTSTRAP``): its startup code
+    never runs; the report is of a normal start with the user site of the user running
+    the hook, emulated.  In an empty directory (``-c`` puts the working directory first
+    on ``sys.path``).  Each report comes through a file of its own (the probe's report
+    descriptor)."""
     env = probe_env()
     # The runtime the probes run, and where they keep what the next check reuses: a copy
     # in that user's cache (root's, under apt), as `sitewarden check` uses; never the
@@ -119,7 +120,8 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
             try:
                 procs[exe] = out, subprocess.Popen(
-                    [exe, "-E", "-c", probe.BOOTSTRAP, runtime, "check", str(out.fileno())],
+                    [exe, "-E", "-S", "-c", probe.STATIC_BOOTSTRAP, runtime, "static",
+                     str(out.fileno())],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL, cwd=cwd, env=env, pass_fds=(out.fileno(),))
             except OSError:
@@ -137,8 +139,8 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
             if text.startswith(probe.REPORT_HEADER):
                 try:
                     reports[exe] = CheckReport.from_json(
-                        json.loads(text[len(probe.REPORT_HEADER):]))
-                except (ValueError, AttributeError):  # a probe that died half-way: no report
+                        json.loads(text[len(probe.REPORT_HEADER):])["check"])
+                except (ValueError, AttributeError, KeyError, TypeError):  # died half-way
                     continue
     finally:
         for out, _proc in procs.values():

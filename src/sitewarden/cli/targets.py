@@ -213,9 +213,11 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
 
 def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
                    cwd: str | None = None) -> Spawned:
-    """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it."""
+    """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it.
+    ``static`` runs ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others ``BOOTSTRAP``."""
     root = payload.payload_dir()
-    argv = [executable, *flags, "-c", probe.BOOTSTRAP, root, kind]
+    bootstrap = probe.STATIC_BOOTSTRAP if kind == "static" else probe.BOOTSTRAP
+    argv = [executable, *flags, "-c", bootstrap, root, kind]
     try:
         return spawn_reporting(argv, env, cwd)
     except OSError as exc:
@@ -254,45 +256,34 @@ def probe_target(python: str | None = None) -> Target:
     return Target(executable, facts)
 
 
-def run_check(target: Target) -> dict[str, Any]:
-    """Run the full check inside the target as a normal process would start,
-    in this environment and working directory, with the guard itself disabled."""
-    env = dict(os.environ)
-    env["SITEWARDEN_DISABLE"] = "1"
-    return _run_payload(target.executable, "check", [], env)[0]
-
-
 class PendingCheck:
-    """``check``'s probe of one target (``full``), started when made (the CLI goes on
-    loading its own modules meanwhile); :meth:`result` waits for it."""
+    """``check``'s probe of one target (``static``), started when made (the CLI goes on
+    loading its own modules meanwhile); :meth:`result` waits for it.  The target starts
+    without ``site`` (``-S``), in this environment and working directory: none of its
+    startup code runs, and the probe reports what a normal start would do."""
 
     def __init__(self, python: str | None) -> None:
         self.executable = resolve_executable(python)
-        env = dict(os.environ)
-        env.pop("SITEWARDEN_DISABLE", None)  # the status is whether a start loads the guard
-        self._spawned = _start_payload(self.executable, "full", [], env)
+        self._spawned = _start_payload(self.executable, "static", ["-S"], dict(os.environ))
 
     def cancel(self) -> None:
         """Stop the probe (the command ends before reading it)."""
         self._spawned.cancel()
 
     def result(self) -> tuple[Target, dict[str, Any], StartupState]:
-        """``(target, check report, startup status)`` from one normal start of the
-        target.  When that start fails (a broken guard, a broken ``.pth``), the three
-        separate probes take over: facts with ``-E -S``, the check with the guard
-        disabled, and a plain start for the status (which then carries its stderr).
-        The status's ``stderr`` is what that start wrote on stderr."""
+        """``(target, check report, startup status)``, the status as a normal start would
+        load the guard (read from its startup files, never run: no ``stderr``)."""
         from .state import StartupState  # the records load while the probe runs
 
         executable = self.executable
+        data, _stderr = _payload_answer(executable, self._spawned)
         try:
-            data, stderr = _payload_answer(executable, self._spawned)
             startup = StartupState.from_json(data["startup"])
-            startup.stderr = stderr
+            startup.stderr = ""
             return Target(executable, data["facts"]), data["check"], startup
-        except (TargetError, KeyError, TypeError, AttributeError):
-            target = probe_target(executable)
-            return target, run_check(target), startup_status(target)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise TargetError("%s: sitewarden's probe gave an incomplete report" % (
+                executable,)) from None
 
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:

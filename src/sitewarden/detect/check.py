@@ -1,8 +1,8 @@
 """``sitewarden check``: collect an interpreter's whole state, inside it.
 
-Runs in the target interpreter (through the probe), started as a normal
-process of it would be, with the guard disabled so that the report describes
-the interpreter, not the guard's own effects.  Returns a
+Runs in the target interpreter (through the probe), started without ``site``, in the
+state a normal start would give it, emulated (:mod:`.static_check`): nothing a start
+runs has run.  Returns a
 :class:`~.records.CheckReport`; the probe prints its JSON form, which the CLI reads
 back, completes with the deployment facts and renders.  The schema is documented
 in docs/check-schema.md and versioned by ``SCHEMA``.
@@ -11,7 +11,7 @@ in docs/check-schema.md and versioned by ``SCHEMA``.
 import sys
 
 from .. import __version__, pathfacts
-from . import layout, pathcheck, shadowscan, startup
+from . import layout, pathcheck, shadowscan, startup, startup_checks
 from .records import CheckReport, Finding, Interpreter, MarkerState
 
 SCHEMA = 1
@@ -32,7 +32,8 @@ def interpreter_facts():
             "isolated": bool(sys.flags.isolated),
             "ignore_environment": bool(sys.flags.ignore_environment),
             "no_user_site": bool(sys.flags.no_user_site),
-            "no_site": bool(sys.flags.no_site),
+            # -S of the static probe is its own: it describes a start with site
+            "no_site": bool(sys.flags.no_site) and startup_checks.STATIC is None,
             "safe_path": bool(getattr(sys.flags, "safe_path", False)),
         },
         sys_path=list(sys.path),

@@ -1,9 +1,11 @@
 """Facts about an interpreter, learned by running code inside it.
 
 The CLI never guesses a target's layout from outside: like uv and virtualenv,
-it runs this module in the target (``python -E -s -S``) from a private copy
-of sitewarden and reads JSON from a pipe of its own (see :data:`BOOTSTRAP`):
-whatever the target's startup code prints on stdout or stderr stays out of it.
+it runs this module in the target from a private copy of sitewarden and reads JSON
+from a pipe of its own.  ``facts`` (``-E -S``) and ``check``'s ``static`` probe
+(``-S``, :data:`STATIC_BOOTSTRAP`) start the target without ``site``: none of its
+startup code runs.  ``full`` and ``check`` (:data:`BOOTSTRAP`) run after a normal start,
+kept as the tests' reference for what a start does.
 Must run on CPython 3.8+ with only the standard library; like every module that
 can run inside a target, it imports only ``os`` and ``sys`` at module level.
 """
@@ -56,7 +58,7 @@ def facts():
 
     # A start with site reads pyvenv.cfg and sets sys.prefix (site.venv); the -S facts
     # probe sees the base's prefix, and asks the same file.
-    venv = marker.in_virtualenv() or (sys.flags.no_site and venv_config() is not None)
+    venv = bool(marker.in_virtualenv() or (sys.flags.no_site and venv_config() is not None))
     scheme = marker.default_scheme()
     paths = marker.scheme_paths(scheme)
     try:
@@ -104,9 +106,10 @@ _RUNTIME = {
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "detect.startup", "detect.startup_read", "detect.startup_checks",
               "detect.startup_records", "detect.capabilities", "detect.owners",
-              "detect.integrity", "detect.private_cache", "pathfacts") + _STDLIB_NAMES,
+              "detect.integrity", "detect.private_cache", "detect.static_site",
+              "detect.static_check", "pathfacts") + _STDLIB_NAMES,
 }
-_RUNTIME["full"] = _RUNTIME["check"]
+_RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["check"]
 
 
 def _load_runtime(names, payload=None, kind=None):
@@ -334,30 +337,36 @@ def _stdlib_first():
         sys.meta_path.insert(0, _StdlibFirst(entries, frozenset(stdlib_names())))
 
 
-def main(argv=None, startup=None, report_fd=None, payload=None):
-    """``facts`` (run as ``-E -S``), ``check`` (the report), or ``full``: facts, report
-    and ``startup`` (whether a normal start loaded the guard, as BOOTSTRAP saw it before
-    taking the guard off ``sys.meta_path``) from one start of the target.  The JSON goes
-    to the file descriptor ``report_fd`` (the CLI's pipe, see :data:`BOOTSTRAP`), else to
-    stdout.  ``payload``: the directory the probe runs from (the CLI's private cache),
-    where a check keeps what the next one can reuse (:mod:`.private_cache`)."""
+def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
+    """``facts`` (run as ``-E -S``), ``static`` (``-S``: facts, the report and whether a
+    normal start would load the guard, all of a normal start emulated, see
+    :mod:`.static_check`; ``start``: ``(sys.path before site, the -c entry)`` as
+    :data:`STATIC_BOOTSTRAP` found them), or, after a normal start, ``check`` (the
+    report) or ``full``: facts, report and ``startup`` (whether the start loaded the
+    guard, as BOOTSTRAP saw it before taking the guard off ``sys.meta_path``).  The JSON
+    goes to the file descriptor ``report_fd`` (the CLI's pipe), else to stdout.
+    ``payload``: the directory the probe runs from (the CLI's private cache), where a
+    check keeps what the next one can reuse (:mod:`.private_cache`)."""
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()), payload,
-                  ("check" if kind == "full" else kind) if kind in _RUNTIME else None)
+                  ("check" if kind in ("full", "static") else kind) if kind in _RUNTIME else None)
     if kind != "facts":
         _cache_vendored_bytecode()
     _stdlib_first()
-    if kind not in ("facts", "check", "full"):
+    if kind not in ("facts", "check", "full", "static"):
         raise SystemExit("unknown probe %r" % (kind,))
-    data = facts().as_json() if kind != "check" else None
-    if kind != "facts":
-        from . import check, private_cache  # after _load_runtime: their bytecode is cached
+    if kind == "facts":
+        write_report(dumps(facts().as_json(), indent=None), report_fd)
+        return
+    from . import check, private_cache, static_check  # after _load_runtime: bytecode cached
 
-        private_cache.DIRECTORY = payload
-
+    private_cache.DIRECTORY = payload
+    if kind == "static":
+        data = static_check.report(start[0], start[1], facts)
+    else:
         report = check.collect().as_json()
-        data = report if kind == "check" else {"facts": data, "check": report,
+        data = report if kind == "check" else {"facts": facts().as_json(), "check": report,
                                                "startup": startup}
     write_report(dumps(data, indent=None), report_fd)
 
@@ -433,6 +442,49 @@ import sitewarden.detect.probe
 sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
 sitewarden.detect.probe.main(None, startup, report_fd, payload)
+sitewarden.detect.probe.exit_without_teardown(0)
+""" % (REPORT_HEADER,)
+
+#: Run by the CLI in the target as ``-S -c STATIC_BOOTSTRAP <payload dir> static [<report
+#: fd>]`` (``check``): no ``site``, and nothing imported from ``sys.path`` but the standard
+#: library's entries and the payload until ``_StdlibFirst`` is in place (3.8-3.10 load
+#: ``os`` from the path: one on ``PYTHONPATH`` must not run).  The ``sys.path`` that
+#: ``site`` would start from is handed to the probe.  Python 2 compatible, as BOOTSTRAP.
+STATIC_BOOTSTRAP = """\
+import sys
+report_fd = int(sys.argv.pop(3)) if len(sys.argv) > 3 else None
+_posix = __import__('posix')  # built in
+if report_fd is not None:
+    _posix.write(report_fd, %r.encode('ascii'))
+impl = getattr(getattr(sys, 'implementation', None), 'name', 'cpython')
+if sys.version_info < (3, 8) or impl != 'cpython':
+    _text = ('{"unsupported": true, "implementation": "%%s", "version": "%%d.%%d.%%d"}'
+             %% ((impl,) + tuple(sys.version_info[:3])))
+    if report_fd is None:
+        sys.stdout.write(_text)
+    else:
+        _posix.write(report_fd, _text.encode('ascii'))
+    sys.exit(0)
+payload = sys.argv[1]
+del sys.argv[1]
+path = list(sys.path)
+path0 = None
+if path and not getattr(sys.flags, 'safe_path', sys.flags.isolated):
+    path0 = path.pop(0)
+_v = sys.version_info
+_std = set()
+for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base_exec_prefix)):
+    for _lib in ('lib', getattr(sys, 'platlibdir', 'lib')):
+        _std.add('%%s/%%s/python%%d%%d.zip' %% (_prefix, _lib, _v[0], _v[1]))
+        _std.add('%%s/%%s/python%%d.%%d' %% (_prefix, _lib, _v[0], _v[1]))
+        _std.add('%%s/%%s/python%%d.%%d/lib-dynload' %% (_exec, _lib, _v[0], _v[1]))
+stdlib = [e for e in path if e in _std] or path[-3:]
+sys.path[:] = [payload] + stdlib
+_dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+import sitewarden.detect.probe
+sys.dont_write_bytecode = _dont_write
+sys.path[:] = stdlib
+sitewarden.detect.probe.main(None, None, report_fd, payload, (path, path0))
 sitewarden.detect.probe.exit_without_teardown(0)
 """ % (REPORT_HEADER,)
 

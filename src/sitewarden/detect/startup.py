@@ -251,6 +251,51 @@ def _annotate(files, directory=None):
     memo.save()
 
 
+def _not_applied(files):
+    """Note each line that would change the import system when it runs: the emulated start
+    ``check`` describes (:mod:`.static_check`) leaves it out.  An editable install's finder
+    line names the mapping its finder module holds (read from its syntax tree)."""
+    for f in files:
+        for line in f.executable():
+            what = None
+            if f.template == "editable install finder":
+                module = line.text[len("import "):].partition(";")[0].strip()
+                mapping = _editable_mapping(startup_checks.module_origin(module))
+                what = "installs a finder for %s" % (", ".join(
+                    "%s -> %s" % item for item in sorted(mapping.items())) or "its modules")
+            else:
+                shown = [e for e in line.evidence or () if e.startswith("changes-import-system")]
+                if shown:
+                    text = " ".join(shown)
+                    what = "changes %s" % ("sys.meta_path" if "meta_path" in text else
+                                           "sys.path" if "path" in text or "addsitedir" in text
+                                           else "the import system")
+            if what:
+                said = "%s when it runs: not applied by check" % what
+                line.note = said if not line.note else "%s; %s" % (line.note, said)
+
+
+def _editable_mapping(path):
+    """The ``MAPPING`` literal of an editable install's finder module (setuptools'
+    ``__editable___*_finder.py``): ``{name: directory}``, {} when it holds none."""
+    text = _source(path)
+    if text is None:
+        return {}
+    try:
+        tree = compile(text, path, "exec", startup_checks._ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return {}
+    for node in tree.body:
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        if any(getattr(t, "id", None) == "MAPPING" for t in targets) and \
+                type(value).__name__ == "Dict":
+            items = [(getattr(k, "value", None), getattr(v, "value", None))
+                     for k, v in zip(value.keys, value.values)]
+            return {k: v for k, v in items if isinstance(k, str) and isinstance(v, str)}
+    return {}
+
+
 def _dangerous_fix(f):
     """``(command, words)``: how to be rid of dangerous startup code, by its owner."""
     o = f.owner
@@ -313,6 +358,8 @@ def _dangerous(f):
 def findings(files, directories, euid, pep829):
     out = []
     _annotate(files, private_cache.DIRECTORY)
+    if startup_checks.STATIC is not None:
+        _not_applied(files)
     for f in files:
         if f.error and f.kind in ("sitecustomize", "usercustomize"):
             out.append(_failure(f, None, pep829))
@@ -470,7 +517,8 @@ def collect():
     """``check`` collector: the ``startup`` section and its findings."""
     site = sys.modules.get("site")
     pep829 = site is not None and pep829_site(site)
-    section = StartupSection(bool(site is not None and not sys.flags.no_site), pep829)
+    started = not sys.flags.no_site or startup_checks.STATIC is not None  # emulated
+    section = StartupSection(bool(site is not None and started), pep829)
     if not section.site:
         return "startup", section, []
     section.user_site = (site_dirs(site)[0] if getattr(site, "ENABLE_USER_SITE", False)

@@ -1,13 +1,15 @@
 """Judging startup code without running it, and who may write a ``sys.path`` directory.
 
-Used by :mod:`.startup` in the probe, after a normal start of the target: an import
-line whose modules are all in ``sys.modules`` ran; one naming a module that no finder on
-``sys.meta_path`` finds fails (``ModuleNotFoundError``, as ``site`` prints it); one
-naming a module found but not loaded raised while importing it (when the line imports
-it unconditionally); a line that does not compile fails with its ``SyntaxError``.  A
-finder's ``find_spec`` runs (every import in this process runs it anyway), no module's
-code does.  Writability: ``os.stat`` of the directory and each parent, no process.
-Module level: ``os`` and ``sys``.
+Used by :mod:`.startup` in the probe.  ``check``'s probe starts its target without
+``site`` (:data:`STATIC`: the start it describes, emulated): an import line naming a
+module that no finder on ``sys.meta_path`` finds fails (``ModuleNotFoundError``, as
+``site`` prints it), one that does not compile fails with its ``SyntaxError``; what a
+module found would do when imported is not known (it is not run).  After a normal start
+(a test's live reference), an import line whose modules are all in ``sys.modules`` ran,
+and one naming a module found but not loaded raised while importing it.  A finder's
+``find_spec`` runs (every import in this process runs it anyway), no module's code does.
+Writability: ``os.stat`` of the directory and each parent, no process.  Module level:
+``os`` and ``sys``.
 """
 
 import os
@@ -19,6 +21,17 @@ from .startup_records import Writers
 
 _W_OTHERS, _W_GROUP, _STICKY = 0o002, 0o020, 0o1000
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+
+#: The emulated normal start this process describes (a ``static_site.StaticSite``, set by
+#: its ``apply()``), or None: this process was started normally.  Statically, no module
+#: of ``sys.modules`` tells what a start imported: they are the probe's own.
+STATIC = None
+
+
+def _loaded(name):
+    """The module a start of the target loaded as ``name``: None when the start is
+    emulated (:data:`STATIC`)."""
+    return sys.modules.get(name) if STATIC is None else None
 
 
 # ---------------------------------------------------------------- judging, without running
@@ -48,11 +61,11 @@ def _find(name):
     parent, _, _child = name.rpartition(".")
     path = None
     if parent:
-        module = sys.modules.get(parent)
+        module = _loaded(parent)
         path = getattr(module, "__path__", None) if module is not None else None
         if path is None and module is None:
             spec = _spec(parent, None)
-            path = spec.submodule_search_locations if spec is not None else None
+            path = getattr(spec, "submodule_search_locations", None)
         if path is None:
             return False
     spec = _spec(name, path)
@@ -85,16 +98,16 @@ def _module_error(name, unconditional):
     parts = name.split(".")
     for i in range(1, len(parts) + 1):
         mod = ".".join(parts[:i])
-        if mod in sys.modules:
+        if _loaded(mod) is not None:
             continue
         found = _find(mod)
         if found is False:
-            parent = sys.modules.get(".".join(parts[:i - 1])) if i > 1 else None
+            parent = _loaded(".".join(parts[:i - 1])) if i > 1 else None
             if parent is not None and not hasattr(parent, "__path__"):
                 return "ModuleNotFoundError: No module named %r; %r is not a package" % (
                     mod, parent.__name__)
             return "ModuleNotFoundError: No module named %r" % mod
-        if found and unconditional and not _own(mod):
+        if found and unconditional and not _own(mod) and STATIC is None:
             return ("%s is found but was not loaded by this start: importing it raised an "
                     "exception (run `python -v -c pass` to see it)" % mod)
     return None
@@ -102,7 +115,7 @@ def _module_error(name, unconditional):
 
 def _attr_error(module, attrs):
     """``module 'x' has no attribute 'y'`` when a loaded module lacks ``attrs[0]``."""
-    mod = sys.modules.get(module)
+    mod = _loaded(module)
     if mod is None or not attrs:
         return None
     try:
@@ -236,7 +249,10 @@ def entry_point_error(text):
 
 def customize_file(name):
     """``(file, loaded)`` of ``sitecustomize``/``usercustomize``: the module a start
-    imported, or the file it would import (not loaded: it raised)."""
+    imported, or the file it would import (not loaded: it raised; statically, the file
+    the emulated start finds, never loaded)."""
+    if STATIC is not None:
+        return getattr(STATIC, name, None), False
     module = sys.modules.get(name)
     if module is not None:
         return getattr(module, "__file__", None), True
@@ -250,12 +266,12 @@ def customize_file(name):
 def module_origin(name):
     """The file module ``name`` is loaded from (a ``.start`` entry point's module), found
     as :func:`_find` finds it, without importing it, or None."""
-    module = sys.modules.get(name)
+    module = _loaded(name)
     if module is not None:
         return getattr(module, "__file__", None)
     parent, path = name.rpartition(".")[0], None
     if parent:
-        module = sys.modules.get(parent)
+        module = _loaded(parent)
         path = getattr(module, "__path__", None) if module is not None else None
         if path is None and module is None:
             spec = _spec(parent, None)
@@ -267,6 +283,9 @@ def module_origin(name):
 
 
 def customize_error(path):
+    """What importing the ``sitecustomize``/``usercustomize`` at ``path`` raised at the
+    start (it was not loaded), or, statically, what it raises at every start when it
+    does not compile (else None: whether it raises is not known without running it)."""
     try:
         with open(path, "rb") as f:
             compile(f.read(), path, "exec", dont_inherit=True)
@@ -274,6 +293,8 @@ def customize_error(path):
         return "SyntaxError: %s (line %s)" % (exc.msg, exc.lineno)
     except (OSError, ValueError) as exc:
         return "%s: %s" % (type(exc).__name__, exc)
+    if STATIC is not None:
+        return None
     return "it raised while importing (run `python -v -c pass` to see it)"
 
 

@@ -16,7 +16,7 @@ Runs in ``check``'s probe (:mod:`.startup` judges what is read); module level: `
 import os
 import sys
 
-from .. import pathfacts
+from .. import _swallowed, pathfacts
 from . import startup_checks
 from .startup_records import StartupFile, StartupLine
 
@@ -113,9 +113,10 @@ def _decode(data, start=False):
     it raises (the start fails; a ``.start`` is skipped).  ``data`` None: over the limit."""
     if data is None:
         return None, None
-    try:
-        text = data.decode("utf-8-sig")
+    try:  # utf-8-sig, without the codec registry (3.13.0 -S in a deleted directory: broken)
+        text = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     except UnicodeDecodeError as exc:
+        exc = _sig_error(data, exc)
         if start:
             return [], _error_text(exc)
         try:
@@ -123,6 +124,19 @@ def _decode(data, start=False):
         except (UnicodeError, LookupError) as exc:
             return [], _error_text(exc)
     return text.splitlines(), None
+
+
+def _sig_error(data, exc):
+    """The error ``data.decode("utf-8-sig")`` gives (its codec's name and positions), or
+    ``exc`` where the codec cannot be looked up."""
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as sig:
+        return sig
+    except Exception:  # the codec registry's own failure
+        _swallowed("looking up the utf-8-sig codec: utf-8's error is named instead")
+        return exc
+    return exc
 
 
 def _text_lines(fd, version):

@@ -7,15 +7,15 @@ runs, and :func:`emulate` rebuilds what a normal start would give (``sys.path``,
 ``site`` does it: ``removeduppaths``, ``venv`` (3.14+: the prefixes come from getpath),
 the user site, ``getsitepackages`` of the target's own ``site`` (a distribution's patch
 included), each directory's ``.pth`` files (3.15+: PEP 829's batch, ``.start`` files)
-read by :mod:`.startup_read`.  Code is recorded, never run.  Not used by ``check`` yet: it
-is the first part of a probe that starts its target without ``site``.  Module level:
+read by :mod:`.startup_read`.  Code is recorded, never run: ``check``'s probe starts its
+target without ``site`` (:mod:`.static_check`) and describes this outcome.  Module level:
 ``os``, ``sys`` and sitewarden's reader.
 """
 
 import os
 import sys
 
-from . import startup_read
+from . import startup_checks, startup_read
 
 #: The note of every recorded piece of startup code.
 NOT_APPLIED = "runs code at startup: not applied"
@@ -49,7 +49,9 @@ class StaticSite:
 
     def apply(self):
         """Make this process look started normally (nothing run): ``sys.path``, the
-        prefixes and ``site``'s globals, so code reading them sees a normal start."""
+        prefixes and ``site``'s globals, so code reading them sees a normal start; the
+        judges of startup code (:mod:`.startup_checks`) then know nothing ran."""
+        startup_checks.STATIC = self
         sys.path[:] = self.full_path
         sys.prefix, sys.exec_prefix = self.prefix, self.exec_prefix
         sys._home = self.home
@@ -64,17 +66,19 @@ class StaticSite:
         return out
 
 
-def emulate(site_module=None, path=None):
+def emulate(site_module=None, path=None, path0=None):
     """A :class:`StaticSite`: what ``site.main()`` would do in this ``-S`` process, the
     process left as it is (``site``'s and ``sys``'s values borrowed for a call are put
     back).  ``site_module``: the target's ``site``, imported, not run (default: the one
     in ``sys.modules``); ``path``: the ``sys.path`` site starts from (default: this
-    one, minus the entry the interpreter puts first after site: -c's ``''``)."""
+    one, minus the entry the interpreter puts first after site: -c's ``''``); with
+    ``path``, ``path0`` is that entry, or None (``-P``, ``-I``)."""
     site = site_module if site_module is not None else sys.modules.get("site")
     if site is None:
         raise RuntimeError("import site first: python -S imports none (and runs no main())")
     s = StaticSite()
     s._site = site
+    s.path0 = path0
     if path is None:
         if not sys.flags.no_site:
             raise RuntimeError("site.main() already ran: sys.path is no longer where it starts")

@@ -1,0 +1,81 @@
+"""``check`` audits startup code without running it: a payload of every kind leaves no trace.
+
+Planted in each target (the hermetic CPythons, Debian 12's python in a namespace, the
+roots' 3.13, 3.14 and 3.15), each writing a trace file of its own when it runs: a ``.pth``
+import line in the local site directory, in the distribution's directory and in the user
+site, ``sitecustomize``, ``usercustomize``, a module a ``.pth`` line imports and, on 3.15,
+a ``.start`` entry point.  After ``check``, ``check --json`` and, where the target is one
+of the machine's interpreters, ``check --all``, no trace exists, and every file is listed
+with the right line; a plain start (what ``status`` does) leaves every trace, so the plants
+are live.  (The apt hook's probes: ``test_deb``.)
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.roots import RootTarget
+from harness.spread import DEBIAN, spread
+
+PLANTS = ("local", "distro", "user", "module", "sitecustomize", "usercustomize", "start")
+
+
+def _plant(t) -> dict:
+    """Plant every payload in ``t``; ``{kind: (startup file, its trace)}``."""
+    traces = t.tmp / "swr-traces"
+    user = t.user_site
+    t.root("import os, sys; [os.makedirs(d, exist_ok=True) for d in sys.argv[1:]]",
+           str(traces), str(user))
+
+    def mark(kind: str) -> str:
+        return "open(%r, 'a').close()" % str(traces / kind)
+
+    planted = {
+        "local": (t.local_dir / "swr-nt-local.pth", "import os; " + mark("local") + "\n"),
+        "distro": (t.distro_dir / "swr-nt-distro.pth", "import os; " + mark("distro") + "\n"),
+        "user": (user / "swr-nt-user.pth", "import os; " + mark("user") + "\n"),
+        "module": (t.local_dir / "swr-nt-module.pth", "import swr_nt_module\n"),
+        "sitecustomize": (t.stdlib / "sitecustomize.py", mark("sitecustomize") + "\n"),
+        "usercustomize": (user / "usercustomize.py", mark("usercustomize") + "\n"),
+    }
+    if t.version[:2] >= (3, 15):
+        planted["start"] = (t.local_dir / "swr-nt.start", "swr_nt_start:main\n")
+        t.put(t.local_dir / "swr_nt_start.py",
+              data=("def main():\n    pass\n" + mark("start") + "\n").encode())
+    t.put(t.local_dir / "swr_nt_module.py", data=(mark("module") + "\n").encode())
+    for path, text in planted.values():
+        t.put(path, data=text.encode())
+    return {kind: (str(path), str(traces / kind)) for kind, (path, _t) in planted.items()}
+
+
+def _traces(t, planted: dict) -> list:
+    return sorted(kind for kind, (_p, trace) in planted.items() if t.exists(trace))
+
+
+@pytest.mark.parametrize("guarded_target", spread(), indirect=True)
+def test_no_check_form_runs_startup_code(guarded_target):
+    t = guarded_target
+    planted = _plant(t)
+    machine = isinstance(t.param, RootTarget) or t.param == DEBIAN
+    forms = [["--json"], []] + ([["--all", "--json"]] if machine else [])
+    for form in forms:
+        proc = t.cli("check", *(form if "--all" in form else ["--python", t.executable, *form]))
+        assert proc.returncode in (0, 1), proc.stderr
+        assert _traces(t, planted) == [], (form, proc.stdout[-2000:])
+        if form == ["--json"]:
+            report = json.loads(proc.stdout)
+    files = {f["path"]: f for f in report["startup"]["files"]}
+    for kind, (path, _trace) in planted.items():
+        if kind in ("sitecustomize", "usercustomize"):
+            (f,) = [f for f in files.values() if f["kind"] == kind]
+            assert f["path"] == path or f["realpath"].endswith("/sitecustomize.py"), f
+            continue
+        assert path in files, (kind, sorted(files))
+        lines = [x for x in files[path]["lines"] if x["kind"] in ("import", "entry-point")]
+        assert lines and lines[0]["runs"] and not lines[0]["error"], lines
+
+    proc = t.python("-c", "pass")  # a plain start runs them all: the plants are live
+    assert proc.returncode == 0, proc.stderr
+    assert _traces(t, planted) == sorted(planted), proc.stderr
