@@ -12,9 +12,11 @@ installs' finders, two ``-nspkg.pth``, a coverage ``.pth``, a ``.pth`` of three 
 lines and an unowned executable ``.pth``; then, the worst case for ownership, an
 unowned ``.pth`` running code in ``/usr/lib/python3/dist-packages``: no ``.list`` names
 it, so the probe's index of dpkg's startup files answers (``detect/owners.py``); then
-the same with that index out of date (the first check after a dpkg run) and with none
-(every list read, ~7.6 MB on this machine).  Wall clock, interleaved; the CLI
-installed from a wheel, as ``check`` (``scenarios.check_vs_pip``) measures it.
+the same with that index out of date (the first check after a dpkg run), with none
+(every list read, ~7.6 MB on this machine), and with no analysis kept (every startup line
+and module an import line imports compiled and read for what it does).  Wall clock,
+interleaved; the CLI installed from a wheel, as ``check`` (``scenarios.check_vs_pip``)
+measures it.
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ STALE_SH = 'for f in %s; do sed -i "1s/^/x/" "$f"; done; exec "$@"' % INDEXES
 #: ...and with no index at all (a new sitewarden's first check): every list read.
 NO_INDEX = "the same, first check of a new sitewarden (no index yet)"
 NO_INDEX_SH = 'rm -f %s; exec "$@"' % INDEXES
+#: ...and with no analysis kept (a new sitewarden's, or a new interpreter's, first check):
+#: every startup line and every module they import compiled and read for what it does.
+NO_MEMO = "the same, first check without kept analyses (every line and module read anew)"
+MEMOS = '"$HOME"/.cache/sitewarden/runtime/*/startup-*'
+NO_MEMO_SH = 'rm -f %s; exec "$@"' % MEMOS
 
 
 def benchmark(ctx: Context) -> list[dict[str, object]]:
@@ -119,7 +126,7 @@ def benchmark(ctx: Context) -> list[dict[str, object]]:
         repeat = max(5, ctx.repeat // 4)
         for label in ("as the namespace has it", "60 distributions, 11 startup files",
                       "and an unowned .pth running code in /usr/lib/python3/dist-packages",
-                      STALE, NO_INDEX):
+                      STALE, NO_INDEX, NO_MEMO):
             if label.startswith("60"):
                 stage = stage_startup_files(ctx)
                 place.distutils()
@@ -129,10 +136,9 @@ def benchmark(ctx: Context) -> list[dict[str, object]]:
                             b"import sys; sys.bench_unowned_distro = 1\n")
             spawn(*check)  # the probe's bytecode is written on the first run
             argv, target = check[0], ">= 5x faster than pip check"
-            if label in (STALE, NO_INDEX):
-                argv, target = [*enter, "/bin/sh", "-c", (STALE_SH if label == STALE
-                                                          else NO_INDEX_SH), "sh",
-                                *argv[len(enter):]], ""
+            if label in (STALE, NO_INDEX, NO_MEMO):
+                script = {STALE: STALE_SH, NO_INDEX: NO_INDEX_SH, NO_MEMO: NO_MEMO_SH}[label]
+                argv, target = [*enter, "/bin/sh", "-c", script, "sh", *argv[len(enter):]], ""
             comp = _compare_any_status("`sitewarden check` vs `pip check` (Debian 12, %s)"
                                        % label, pip, (argv, check[1]), repeat)
             rows.append(_row(comp, target, "sitewarden %.1fx faster" % (1 / comp.ratio)))

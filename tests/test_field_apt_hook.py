@@ -26,16 +26,22 @@ ns = test_deb.ns
 debs = test_deb.debs
 
 DISTRO = "usr/lib/python3/dist-packages"
+SUSPECT = ("sitewarden: startup files of the packages this apt run changed are not what "
+           "they should be:")
 
 
-def tiny_deb(out: Path, module: str, version: str = "1.0", arch: str = "all") -> Path:
+def tiny_deb(out: Path, module: str, version: str = "1.0", arch: str = "all",
+             pth: str | None = None) -> Path:
     """``python3-<module>``: one module and its metadata in the distro directory, as
     Debian ships them (a dist-info without installer or record); ``Multi-Arch: same``
-    when ``arch`` is not ``all`` (dpkg then names its ``.list`` ``<package>:<arch>``)."""
+    when ``arch`` is not ``all`` (dpkg then names its ``.list`` ``<package>:<arch>``);
+    ``pth``: the text of a ``<module>.pth`` it ships too."""
     need_dpkg_deb()
     name = "python3-" + module
     stage = out / ("stage-%s-%s" % (module, version))
     make_dist(stage / DISTRO, module, version, installer=None, record=False)
+    if pth is not None:
+        (stage / DISTRO / (module + ".pth")).write_text(pth)
     (stage / "DEBIAN").mkdir()
     (stage / "DEBIAN" / "control").write_text(
         "Package: %s\nVersion: %s\nArchitecture: %s\n%sMaintainer: t <t@example.org>\n"
@@ -61,7 +67,9 @@ def test_apt_hook_reports_what_apt_changed_never_a_future_dated_list(ns, debs, t
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()
     swtiny = [tiny_deb(tmp_path, "swtiny", v) for v in ("1.0", "1.1")]
-    swtwo, swthree = tiny_deb(tmp_path, "swtwo", arch=arch), tiny_deb(tmp_path, "swthree")
+    # swthree ships a .pth whose line would start a process (never: "0 and").
+    swtwo = tiny_deb(tmp_path, "swtwo", arch=arch)
+    swthree = tiny_deb(tmp_path, "swthree", pth="import os; 0 and os.system('true')\n")
     proc = apt(ns, "install", str(debs[VERSION]), str(swtiny[0]))
     assert "Setting up sitewarden" in proc.stdout and ours(proc) == [], proc.stdout
     version = PYTHONS[ns.release][0]
@@ -92,7 +100,13 @@ def test_apt_hook_reports_what_apt_changed_never_a_future_dated_list(ns, debs, t
     assert ("  %s: 'swtwo' is imported from %s/swtwo.py (swtwo 2.0), which shadows "
             "/usr/lib/python3/dist-packages/swtwo.py (swtwo 1.0) (python3-swtwo)"
             % (python, user_site)) in lines, text
-    assert "six" not in text and "swthree" not in text, text
+    shadows = lines[:lines.index(SUSPECT)] if SUSPECT in lines else lines
+    assert "six" not in "\n".join(shadows) and "swthree" not in "\n".join(shadows), text
+    # ... and the startup file swthree ships: dangerous, named with its package.
+    suspect = lines[lines.index(SUSPECT) + 1:]
+    assert len(suspect) == len(PYTHONS[ns.release]), text
+    assert all(("/usr/lib/python3/dist-packages/swthree.pth (Debian package "
+                "python3-swthree" in x and "starts-processes" in x) for x in suspect), text
     assert "rror" not in proc.stderr, proc.stderr
 
     # A dpkg run no apt started: dpkg's own hook, from the .list files this run rewrote

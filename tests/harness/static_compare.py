@@ -6,8 +6,8 @@ start, as the reference.  :func:`differences` lists what differs between the two
 one target and fixture, leaving out only what the static report says it cannot know:
 
 - what a line that changes the import system when it runs did (its note ends "not
-  applied by check"): then ``sys.path``, the layout, the path findings and the shadowing
-  scan may differ, and only the startup files are compared;
+  applied by check"); one that changes ``sys.path``: then the layout, the path findings
+  and the shadowing scan may differ, and only the startup files are compared;
 - that a module found but not loaded raised while importing (the live probe saw it not
   loaded; statically it is never loaded), or lacks an attribute: such a line's error, the
   finding it gives and, before 3.15, the lines after it that ``site`` abandons;
@@ -61,7 +61,7 @@ def _normalise(report: Dict[str, Any], live: Dict[str, Any]) -> Dict[str, Any]:
 def differences(live: Dict[str, Any], static: Dict[str, Any]) -> List[str]:
     """What differs between the live and the static report, but what only running code
     tells: ``["path: live value != static value"]``."""
-    changed = any(NOT_APPLIED in (x.get("note") or "")
+    changed = any("changes sys.path when" in (x.get("note") or "")
                   for f in static.get("startup", {}).get("files", []) for x in f["lines"])
     a, b = _normalise(live, live), _normalise(static, live)
     if changed:  # the path may differ: the startup files alone

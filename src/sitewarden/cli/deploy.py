@@ -19,8 +19,10 @@ deployment or the new one.  The file operations that make it so are
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import shutil
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import sitewarden
 
+from ..detect.integrity import DEPLOYMENT_RECORD
 from ..pathfacts import package_dir
 from . import bytecode, fileops, payload, sitecustomize_block
 from .deployed import (
@@ -223,7 +226,10 @@ def _install_locked(
                                                           hook_texts[SITECUSTOMIZE_BLOCK])
         elif old_sc is not None:
             sitecustomize_block.remove_block(old_sc, target.executable)
-        files = fileops.files_under(new_package, PACKAGE + "/") + [MANIFEST] + hook_files
+        runtime = fileops.files_under(new_package, PACKAGE + "/")
+        files = runtime + [MANIFEST, DEPLOYMENT_RECORD] + hook_files
+        _write_record(staging, runtime, {name: hook_texts[name].encode("utf-8")
+                                         for name in hook_files}, sitecustomize)
         _write_manifest(new_package / "_deployment.json", {
             "version": sitewarden.__version__,
             "hook": hook,
@@ -263,6 +269,27 @@ def _previous_deployment(site_dir: Path, package: Path) -> Deployment | None:
             % site_dir
         )
     return previous
+
+
+def _record_row(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "%s,sha256=%s,%d" % (name, digest.decode("ascii"), len(data))
+
+
+def _write_record(staging: Path, runtime: list[str], hooks: dict[str, bytes],
+                  sitecustomize: dict[str, Any] | None) -> None:
+    """The deployment record (``detect.integrity.DEPLOYMENT_RECORD``): each file written,
+    with its sha256 as a RECORD gives it, so that ``check`` recognises sitewarden's own
+    hook by its content, not its name.  The runtime's paths and the hooks' are relative to
+    the site directory; a ``sitecustomize`` holding the block is absolute."""
+    rows = [_record_row(name, (staging / name).read_bytes()) for name in runtime]
+    rows += [_record_row(name, data) for name, data in sorted(hooks.items())]
+    if sitecustomize is not None:
+        rows.append(_record_row(sitecustomize["path"], Path(sitecustomize["path"]).read_bytes()))
+    rows.append("%s,," % DEPLOYMENT_RECORD)
+    record = staging / DEPLOYMENT_RECORD
+    record.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    os.chmod(record, 0o644)  # whatever the umask: as chmod_tree left the rest
 
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:

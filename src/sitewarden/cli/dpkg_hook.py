@@ -239,6 +239,10 @@ def main(argv: list[str]) -> int:
                    for x in render_startup.hook_lines(exe, reports[exe], changed)]
         if failing:
             print("\n".join([render_startup.hook_header(changes)] + failing))
+        suspect = [x for exe in executables if exe in reports
+                   for x in render_startup.hook_suspect_lines(exe, reports[exe], changed)]
+        if suspect:
+            print("\n".join([render_startup.suspect_header(changes)] + suspect))
         sys.stdout.flush()
     except Exception:
         failopen.swallowed("the apt hook's report")  # an apt hook never fails apt

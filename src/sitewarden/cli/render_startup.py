@@ -8,6 +8,8 @@ findings themselves are rendered with the others, by ``render``.
 
 from __future__ import annotations
 
+import os
+
 from ..detect.startup_records import StartupSection
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
@@ -159,6 +161,31 @@ def hook_lines(exe: str, report: CheckReport, changed: dict[str, str]) -> list[s
         out.append("  %s: %s%s" % (name, f.message, " (%s)" % package
                                     if package and package not in f.message else ""))
     return out
+
+
+#: What the apt hook reports about the startup files of the packages a run changed.
+SUSPECT_KINDS = ("startup-file-modified", "dangerous-startup-code")
+
+
+def hook_suspect_lines(exe: str, report: CheckReport, changed: dict[str, str]) -> list[str]:
+    """The apt hook's lines for one interpreter about the startup files of the packages
+    this run changed (``changed``: ``{path: package}``): each now not what its package
+    recorded (a conffile the administrator changed aside), or running dangerous code."""
+    out = []
+    name = exe.rsplit("/", 1)[-1]
+    for f in report.findings or ():
+        path = f.details.get("file") or ""
+        package = changed.get(path) or changed.get(os.path.realpath(path))
+        if f.kind not in SUSPECT_KINDS or not package or f.details.get("conffile"):
+            continue
+        out.append("  %s: %s%s" % (name, f.message, "" if package in f.message
+                                   else " (%s)" % package))
+    return out
+
+
+def suspect_header(changes: dict[str, str] | None) -> str:
+    return "sitewarden: startup files of the packages this %s run changed are not what " \
+        "they should be:" % ("apt" if changes is not None else "dpkg")
 
 
 def hook_header(changes: dict[str, str] | None) -> str:

@@ -222,10 +222,11 @@ def _record_row(line):
 
 
 def verify_record(dist, path):
-    """Check the file ``path`` (a startup file at the top of ``dist``'s site directory)
-    against its line in ``dist``'s RECORD: hash (``sha256=``, urlsafe base64) and size.
-    A :class:`Verdict`: None when the RECORD gives no hash for it, or does not list
-    itself (not what an installer writes), or the distribution has no RECORD."""
+    """Check the file ``path`` (a startup file at the top of ``dist``'s site directory, or
+    a module file under it) against its line in ``dist``'s RECORD: hash (``sha256=``,
+    urlsafe base64) and size.  A :class:`Verdict`: None when the RECORD gives no hash for
+    it, or does not list itself (not what an installer writes), or the distribution has
+    no RECORD."""
     try:
         text = dist._member("RECORD") if dist.kind == "dist-info" else None
     except (OSError, ValueError):  # unreadable, or not text: nothing to verify against
@@ -233,44 +234,79 @@ def verify_record(dist, path):
     if text is None:
         return Verdict(None, None, mismatch="%s records no hashes" % (
             "its installed-files.txt" if dist.kind == "egg-info" else "its metadata"))
-    name = os.path.basename(path)
+    site = os.path.dirname(dist.path.rstrip("/"))
+    name = os.path.relpath(path, site).replace(os.sep, "/")
     own = os.path.basename(dist.path.rstrip("/")) + "/RECORD"
-    row = None
+    row, lists_itself = _find_rows(text, name, own)
+    if row is None:
+        return Verdict(None, "RECORD", mismatch="its RECORD does not list it")
+    if not lists_itself:
+        digest = row[1].strip() if len(row) > 1 else ""
+        return Verdict(None, "RECORD", digest or None,
+                       mismatch="its RECORD does not list itself (no installer wrote it)")
+    return _check_row(row, path, "RECORD")
+
+
+#: sitewarden's record of what ``sitewarden install`` wrote (``cli.deploy``), in its
+#: package: RECORD's rows (paths relative to the site directory; a ``sitecustomize``
+#: elsewhere: absolute).
+DEPLOYMENT_RECORD = "sitewarden/_deployment.record"
+
+
+def verify_deployment(site_dir, path):
+    """Check ``path`` (a hook file of ``site_dir``, its runtime's module, or the
+    ``sitecustomize`` holding the block) against sitewarden's deployment record there."""
+    record = os.path.join(site_dir, DEPLOYMENT_RECORD)
+    try:
+        with open(record, encoding="utf-8") as f:
+            text = f.read(HASH_LIMIT)
+    except (OSError, UnicodeError):
+        return Verdict(None, None, mismatch="no deployment record (%s) to check it against"
+                       % record)
+    rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
+    row = _find_rows(text, rel, DEPLOYMENT_RECORD)[0] or _find_rows(text, path, "")[0]
+    if row is None:
+        return Verdict(None, "deployment record", mismatch="the deployment record (%s) "
+                       "does not list it" % record)
+    return _check_row(row, path, "deployment record")
+
+
+def _find_rows(text, name, own):
+    """``(the row of name, whether the record lists own)`` of RECORD-form ``text``."""
     if '"' in text:  # a quoted path (rare): the whole CSV
         rows = [_record_row(line) for line in text.splitlines() if line.strip()]
         row = next((r for r in rows if r and r[0] == name), None)
-        lists_itself = any(r and r[0] == own for r in rows)
-    else:  # the two lines wanted, found by their starts
-        text = "\n" + text.replace("\r\n", "\n")
-        at = text.find("\n%s," % name)
-        if at >= 0:
-            end = text.find("\n", at + 1)
-            row = text[at + 1:end if end >= 0 else len(text)].split(",")
-        lists_itself = ("\n%s," % own) in text
-    if row is None:  # pth_owner found it: cannot happen but for a change meanwhile
-        return Verdict(None, "RECORD", mismatch="its RECORD no longer lists it")
+        return row, any(r and r[0] == own for r in rows)
+    text = "\n" + text.replace("\r\n", "\n")
+    row = None
+    at = text.find("\n%s," % name)
+    if at >= 0:
+        end = text.find("\n", at + 1)
+        row = text[at + 1:end if end >= 0 else len(text)].split(",")
+    return row, ("\n%s," % own) in text
+
+
+def _check_row(row, path, record):
+    """The :class:`Verdict` of ``path``'s content against its ``row`` of a RECORD-form file."""
     digest = row[1].strip() if len(row) > 1 else ""
     size = row[2].strip() if len(row) > 2 else ""
-    if not lists_itself:
-        return Verdict(None, "RECORD", digest or None,
-                       mismatch="its RECORD does not list itself (no installer wrote it)")
     algorithm, _, value = digest.partition("=")
     h = _hasher(algorithm) if value and algorithm not in ("md5", "sha1") else None
     if h is None:
-        return Verdict(None, "RECORD", digest or None, mismatch=(
-            "its RECORD line has no hash" if not value else
-            "its RECORD's hash %s cannot be checked" % algorithm))
+        return Verdict(None, record, digest or None, mismatch=(
+            "its %s line has no hash" % record if not value else
+            "its %s's hash %s cannot be checked" % (record, algorithm)))
     data, why = _content(path)
     if data is None:
-        return Verdict(None if why.endswith(TOO_LARGE[2:]) else False, "RECORD", digest,
+        return Verdict(None if why.endswith(TOO_LARGE[2:]) else False, record, digest,
                        mismatch=why)
     h.update(data)
     actual = "%s=%s" % (algorithm, _urlsafe(h.digest()))
     if actual != digest:
-        return Verdict(False, "RECORD", digest, actual, "%s, RECORD says %s" % (
-            actual, digest) + ("" if not size.isdigit() or int(size) == len(data) else
-                               " (%d bytes, RECORD says %s)" % (len(data), size)))
+        return Verdict(False, record, digest, actual, "%s, %s says %s" % (
+            actual, record, digest) + ("" if not size.isdigit() or int(size) == len(data) else
+                                       " (%d bytes, %s says %s)" % (len(data), record, size)))
     if size.isdigit() and int(size) != len(data):
-        return Verdict(False, "RECORD", digest, actual, "%d bytes, RECORD says %s" % (
-            len(data), size))
-    return Verdict(True, "RECORD", digest, actual)
+        return Verdict(False, record, digest, actual, "%d bytes, %s says %s" % (
+            len(data), record, size))
+    return Verdict(True, record, digest, actual)

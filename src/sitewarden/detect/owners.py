@@ -1,4 +1,4 @@
-"""Who put a file there: dpkg's database, a distribution's RECORD, sitewarden, a template.
+"""Who put a file there: dpkg's database, a distribution's RECORD.
 
 Runs inside a target (``check``'s startup inventory) and in the pip guard (the Debian
 package that owns a distribution pip was asked to uninstall).  dpkg is never spawned:
@@ -14,14 +14,13 @@ what an unowned file under ``/usr/lib`` that runs code costs; for one that runs 
 the likely lists only).  ``check``'s probe asks an index of the startup files the lists
 name instead, kept in its private cache (:func:`_index`).
 
-A claim is then checked (:func:`verify_dpkg`, :func:`verify_record`): the file's md5
-against the package's ``.md5sums`` (a conffile's against dpkg's status), its sha256
-against the RECORD line.  Module level: ``os``, ``sys`` and sitewarden's own modules.
+A claim is then checked (:mod:`.integrity`): the file's md5 against the package's
+``.md5sums`` (a conffile's against dpkg's status), its sha256 against the RECORD line.
+Module level: ``os``, ``sys`` and sitewarden's own modules.
 """
 
 import os
 
-from .. import _swallowed
 from . import distinfo, private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
@@ -268,68 +267,3 @@ def record_owner(path):
     lists the file ``path`` (a ``.pth``, ``.start`` or ``sitecustomize.py`` at the top of
     a site directory), or None."""
     return distinfo.pth_owner(path)
-
-
-# ---------------------------------------------------------------- templates
-
-
-def _distutils_hack(line):
-    return (line.startswith("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = ")
-            and line.rstrip().rstrip(";").endswith(
-                "enabled and __import__('_distutils_hack').add_shim()"))
-
-
-def _editable(line):
-    head, sep, tail = line.partition("; ")
-    module = head[len("import "):]
-    return (sep and module.startswith("__editable__") and module.endswith("_finder")
-            and module.isidentifier() and tail.strip() in (
-                module + ".install()", "%s.install()" % module))
-
-
-def _nspkg(line):
-    return (line.startswith("import sys, types, os;")
-            and "f_locals['sitedir']" in line and "exec(" not in line)
-
-
-def _coverage(line):
-    return (line.startswith("import coverage") and "process_startup()" in line
-            and "exec(" not in line and "eval(" not in line)
-
-
-def _sitewarden(line):
-    line = line.strip()
-    return line.startswith("sitewarden:") or (
-        line.startswith("import os; os.access(sitedir + '/sitewarden/__init__.py'")
-        and line.endswith("__import__('sitewarden')"))
-
-
-def _virtualenv(line):
-    return line.strip() == "import _virtualenv"
-
-
-#: ``(template, file name test, import line test)``: a file is a known template when its
-#: name fits and every import line it has is the template's (a payload named after one
-#: is not).
-TEMPLATES = (
-    ("setuptools distutils-precedence", lambda n: n == "distutils-precedence.pth",
-     _distutils_hack),
-    ("editable install finder", lambda n: n.startswith("__editable__") and n.endswith(".pth"),
-     _editable),
-    ("setuptools namespace package", lambda n: n.endswith("-nspkg.pth"), _nspkg),
-    ("virtualenv", lambda n: n == "_virtualenv.pth", _virtualenv),
-    ("coverage.py process_startup", lambda n: n.endswith(".pth") and "coverage" in n,
-     _coverage),
-    ("sitewarden", lambda n: n in ("sitewarden.pth", "sitewarden.start"), _sitewarden),
-)
-
-
-def template_of(name, import_lines):
-    """The known template the startup file ``name`` (with these import lines) is, or None."""
-    try:
-        for template, fits_name, fits_line in TEMPLATES:
-            if fits_name(name) and all(fits_line(line) for line in import_lines):
-                return template
-    except Exception:
-        _swallowed("matching %s against the known templates" % (name,))
-    return None

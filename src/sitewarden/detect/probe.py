@@ -105,7 +105,8 @@ _RUNTIME = {
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
               "detect.startup", "detect.startup_read", "detect.startup_checks",
-              "detect.startup_records", "detect.capabilities", "detect.owners",
+              "detect.startup_records", "detect.startup_owners", "detect.startup_analysis",
+              "detect.templates", "detect.capabilities", "detect.owners",
               "detect.integrity", "detect.private_cache", "detect.static_site",
               "detect.static_check", "pathfacts") + _STDLIB_NAMES,
 }

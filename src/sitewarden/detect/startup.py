@@ -4,10 +4,11 @@ Every ``.pth`` file ``site`` processes, each line classified as ``site`` reads i
 (3.8-3.14: ``addpackage``; 3.15+: PEP 829's ``StartupState``, with ``.start`` entry
 points and the ``.pth`` import lines a same-named ``.start`` turns off), as
 :mod:`.startup_read` reads them, then ``sitecustomize`` and ``usercustomize`` (the file
-imported, links followed).  Each
-file gets its owner (:mod:`.owners`) and, for each ``sys.path`` directory (a site
-directory, ``PYTHONPATH``, a ``.pth`` path line), who else may write to it (``os.stat``
-of it and of its parents: a parent they can write lets them rename it).
+imported, links followed).  Each file gets its owner, verified, and its known template
+(:mod:`.startup_owners`), what its code does (:mod:`.startup_analysis`), who else may
+change it, and for each ``sys.path`` directory (a site directory, ``PYTHONPATH``, a
+``.pth`` path line), who else may write to it (``os.stat`` of it and of its parents: a
+parent they can write lets them rename it).
 
 Nothing is executed (:mod:`.startup_checks` judges the lines and the directories).
 Its records (``StartupSection``, ``StartupFile``, ``StartupLine``, ``Owner``,
@@ -19,66 +20,11 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
-from .. import _swallowed, pathfacts
-from . import capabilities, integrity, layout, owners, private_cache, startup_checks
+from .. import pathfacts
+from . import capabilities, layout, private_cache, startup_analysis, startup_checks, startup_owners
 from .records import Finding
 from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
-from .startup_records import Owner, PathDirectory, StartupFile, StartupSection
-
-#: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
-SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"
-
-
-# ---------------------------------------------------------------- owners
-
-
-def _sitewarden_own(f):
-    name = os.path.basename(f.path)
-    if name in ("sitewarden.pth", "sitewarden.start"):
-        return os.path.isfile(os.path.join(f.site_dir or "", "sitewarden", "__init__.py"))
-    if f.kind == "sitecustomize":
-        try:
-            with open(f.realpath, encoding="utf-8", errors="replace") as fh:
-                return SITEWARDEN_BLOCK in fh.read()
-        except OSError:
-            return False
-    return False
-
-
-def _verify(f, check, *args):
-    """Check ``f``'s owner's claim (``integrity.verify_dpkg``/``verify_record``); one that
-    cannot be checked stays unverified."""
-    try:
-        f.owner.verify(check(*args))
-    except Exception:
-        _swallowed("verifying the owner of %s" % (f.path,))
-        f.owner.verify(integrity.Verdict(mismatch="could not be checked"))
-
-
-def assign_owners(files):
-    """Each file's :class:`Owner` (dpkg first, then a RECORD, then sitewarden's own) and
-    known template."""
-    wanted = [f.path for f in files if owners.dpkg_candidate(f.path)
-              or owners.dpkg_candidate(f.realpath)]
-    quiet = [f.path for f in files if f.kind in ("pth", "start") and not f.executable()]
-    dpkg = (owners.dpkg_owners(wanted, likely_only=quiet, index_dir=private_cache.DIRECTORY)
-            if wanted else {})
-    for f in files:
-        if f.path in dpkg:
-            f.owner = Owner("dpkg", package=dpkg[f.path])
-            _verify(f, integrity.verify_dpkg, f.owner.package, f.path, f.realpath)
-        else:
-            dist = owners.record_owner(f.path)
-            if dist is not None:
-                f.owner = Owner("distribution", distribution=dist.name, version=dist.version,
-                                metadata=dist.path, installer=dist.installer)
-                _verify(f, integrity.verify_record, dist, f.path)
-            elif _sitewarden_own(f):
-                f.owner = Owner("sitewarden")
-        if f.kind in ("pth", "start"):
-            code = [x.text for x in f.lines if x.kind in ("import", "entry-point")]
-            f.template = owners.template_of(os.path.basename(f.path), code)
-
+from .startup_records import PathDirectory, StartupFile, StartupSection
 
 # ---------------------------------------------------------------- findings
 
@@ -94,13 +40,16 @@ def _fix(f):
     if f.owner.kind == "distribution":
         return "reinstall or uninstall %s (pip)" % f.owner.distribution
     if f.owner.kind == "sitewarden":
-        return "repair sitewarden (sitewarden install, or apt install --reinstall sitewarden)"
+        return "deploy sitewarden again (sitewarden install --python %s)" % (
+            sys.executable or "python3")
     return "remove %s (no package installed it) or correct the line" % f.path
 
 
 def _owner_words(owner):
     if owner.kind == "dpkg":
         return "the Debian package %s" % owner.package
+    if owner.kind == "sitewarden":
+        return "sitewarden's deployment"
     return "the distribution %s" % owner.text()
 
 
@@ -132,6 +81,14 @@ def _modified(f, runs):
                 f.path, real, o.package, o.mismatch,
                 ": every start of this interpreter runs what it holds now" if runs
                 else "", command),
+            command=command, conffile=False, **where)
+    if o.kind == "sitewarden":
+        command = "sitewarden install --python %s" % (sys.executable or "python3")
+        return Finding(
+            "startup-file-modified", "high",
+            "%s is not what sitewarden deployed (%s)%s: deploy it again (%s) and find out "
+            "who changed it" % (f.path, o.mismatch, ": every start of this interpreter runs "
+                                "what it holds now" if runs else "", command),
             command=command, conffile=False, **where)
     spec = "%s==%s" % (o.distribution, o.version) if o.version else o.distribution
     command = "%s -m pip install --force-reinstall --no-deps %s" % (
@@ -208,94 +165,6 @@ def _file_finding(f):
     return None
 
 
-def _source(path):
-    """The text of the module file ``path`` (a ``.py`` file up to :data:`capabilities.MAX_TEXT`), or
-    None."""
-    if not path or not path.endswith(".py"):
-        return None
-    try:
-        with open(path, "rb") as f:
-            data = f.read(capabilities.MAX_TEXT + 1)
-    except OSError:
-        return None
-    if len(data) > capabilities.MAX_TEXT:
-        return None
-    return data.decode("utf-8", "replace")
-
-
-def _annotate(files, directory=None):
-    """Set ``capabilities`` and ``evidence`` of each startup line that runs code (an
-    import line; an entry point: its module's file) and of each ``sitecustomize`` and
-    ``usercustomize`` (the whole module); left None when there are none."""
-    memo = capabilities.Memo(directory)
-    for f in files:
-        if f.file_type or f.size is not None:
-            continue
-        if f.kind in ("sitecustomize", "usercustomize") and f.capabilities is None:
-            text = _source(f.realpath) if (f.realpath or "").endswith(".py") \
-                else _source(f.path)
-            found = memo.analyse(text) if text is not None else ()
-            f.capabilities = [name for name, _e in found] or None
-            f.evidence = capabilities.evidence(found) or None
-        for line in f.lines:
-            if line.kind not in ("import", "entry-point") or line.runs is False \
-                    or line.capabilities is not None:
-                continue
-            if line.kind == "import":
-                text = line.text
-            else:
-                text = _source(startup_checks.module_origin(line.text.partition(":")[0]))
-            found = memo.analyse(text) if text else ()
-            line.capabilities = [name for name, _e in found] or None
-            line.evidence = capabilities.evidence(found) or None
-    memo.save()
-
-
-def _not_applied(files):
-    """Note each line that would change the import system when it runs: the emulated start
-    ``check`` describes (:mod:`.static_check`) leaves it out.  An editable install's finder
-    line names the mapping its finder module holds (read from its syntax tree)."""
-    for f in files:
-        for line in f.executable():
-            what = None
-            if f.template == "editable install finder":
-                module = line.text[len("import "):].partition(";")[0].strip()
-                mapping = _editable_mapping(startup_checks.module_origin(module))
-                what = "installs a finder for %s" % (", ".join(
-                    "%s -> %s" % item for item in sorted(mapping.items())) or "its modules")
-            else:
-                shown = [e for e in line.evidence or () if e.startswith("changes-import-system")]
-                if shown:
-                    text = " ".join(shown)
-                    what = "changes %s" % ("sys.meta_path" if "meta_path" in text else
-                                           "sys.path" if "path" in text or "addsitedir" in text
-                                           else "the import system")
-            if what:
-                said = "%s when it runs: not applied by check" % what
-                line.note = said if not line.note else "%s; %s" % (line.note, said)
-
-
-def _editable_mapping(path):
-    """The ``MAPPING`` literal of an editable install's finder module (setuptools'
-    ``__editable___*_finder.py``): ``{name: directory}``, {} when it holds none."""
-    text = _source(path)
-    if text is None:
-        return {}
-    try:
-        tree = compile(text, path, "exec", startup_checks._ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return {}
-    for node in tree.body:
-        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-        value = getattr(node, "value", None)
-        if any(getattr(t, "id", None) == "MAPPING" for t in targets) and \
-                type(value).__name__ == "Dict":
-            items = [(getattr(k, "value", None), getattr(v, "value", None))
-                     for k, v in zip(value.keys, value.values)]
-            return {k: v for k, v in items if isinstance(k, str) and isinstance(v, str)}
-    return {}
-
-
 def _dangerous_fix(f):
     """``(command, words)``: how to be rid of dangerous startup code, by its owner."""
     o = f.owner
@@ -355,11 +224,11 @@ def _dangerous(f):
                 "; ..." if len(shown) > 6 else ""), fix), **details)
 
 
-def findings(files, directories, euid, pep829):
+def findings(files, directories, euid, pep829, lines=None):
     out = []
-    _annotate(files, private_cache.DIRECTORY)
+    startup_analysis.annotate(files, private_cache.DIRECTORY, lines)
     if startup_checks.STATIC is not None:
-        _not_applied(files)
+        startup_analysis.not_applied(files)
     for f in files:
         if f.error and f.kind in ("sitecustomize", "usercustomize"):
             out.append(_failure(f, None, pep829))
@@ -392,23 +261,29 @@ def findings(files, directories, euid, pep829):
             continue
         if danger:  # it says more than unowned- or distribution-startup-code
             continue
-        if not runs or f.template or (f.owner.kind == "dpkg" and f.owner.verified) \
-                or f.owner.kind == "sitewarden":
+        if not runs or f.template or (f.owner.kind in ("dpkg", "sitewarden")
+                                      and f.owner.verified):
             continue
         lines = [x.number for x in code]
         if f.owner.kind is None or not f.owner.verified:
             claim = f.owner.claimed()
+            looks = ("; it holds exactly the %s template, and neither it nor the module it "
+                     "imports starts processes, reaches the network, reads credentials or runs "
+                     "what it decodes, but nothing verifies who wrote it" % f.lookalike
+                     if f.lookalike else "")
+            fix = (" (%s)" % _fix(f)) if f.owner.kind == "sitewarden" else ""
             out.append(Finding(
-                "unowned-startup-code", "medium",
-                "%s runs code at every start of this interpreter %s and %s: find out what it "
-                "does and remove it if nobody should run it (startup files are where "
+                "unowned-startup-code", "low" if f.lookalike else "medium",
+                "%s runs code at every start of this interpreter %s and %s%s: find out what "
+                "it does and remove it if nobody should run it%s (startup files are where "
                 "supply-chain payloads live: ATT&CK T1546.018)" % (
                     f.path, what, "is claimed by %s, not verified (%s): judged as if no "
                     "package installed it" % (_owner_words(f.owner), f.owner.mismatch)
                     if claim else "no package installed it (no Debian package, no "
-                    "distribution's RECORD lists it)"),
+                    "distribution's RECORD lists it)", looks, fix),
                 file=f.path, lines=lines,
-                **({"claimed_by": f.owner.text()} if claim else {})))
+                **({"claimed_by": f.owner.text()} if claim else {}),
+                **({"looks_like": f.lookalike} if f.lookalike else {})))
         elif f.owner.kind == "distribution":
             out.append(Finding(
                 "distribution-startup-code", "info",
@@ -416,6 +291,7 @@ def findings(files, directories, euid, pep829):
                     f.path, f.owner.text(), what),
                 file=f.path, lines=lines, distribution=f.owner.distribution,
                 version=f.owner.version))
+    out.extend(_writable_files(files, euid))
     for d in directories:
         w = d.writers
         if not w:
@@ -426,6 +302,48 @@ def findings(files, directories, euid, pep829):
                            source=d.source, scope=w.scope, via=w.via, how=w.how,
                            mode="%04o" % w.mode))
     return out
+
+
+def _writable_files(files, euid):
+    """``writable-startup-file`` and ``writable-startup-module``: a startup file, or a
+    module a startup line imports, that others than this interpreter's user and root may
+    change (the file itself; its directory is ``writable-path-entry``'s)."""
+    out, seen = [], set()
+    for f in files:
+        if f.file_type:
+            continue
+        places = [("writable-startup-file", f.realpath or f.path, f, None)]
+        places += [("writable-startup-module", m, f, x) for x in f.executable()
+                   for m in x.module_files]
+        for kind, path, where, line in places:
+            if path in seen:
+                continue
+            seen.add(path)
+            w = startup_checks.file_writers(path, euid)
+            if w is None:
+                continue
+            severity = startup_checks.severity_of(w, euid)
+            text = _writable_text(kind, path, where, line, w, euid)
+            details = dict(file=where.path, path=path, scope=w.scope, mode="%04o" % w.mode,
+                           uid=w.uid, gid=w.gid)
+            if line is None:
+                out.append(Finding("writable-startup-file", severity, text, **details))
+            else:
+                out.append(Finding("writable-startup-module", severity, text,
+                                   line=line.number, **details))
+    return out
+
+
+def _writable_text(kind, path, f, line, w, euid):
+    what = ("startup file %s" % path if kind == "writable-startup-file" else
+            "module %s, imported by %s line %d" % (path, f.path, line.number))
+    how = ("group-writable" if w.scope == "group" else "world-writable"
+           if w.mode & 0o002 else "owned by user %d" % w.uid)
+    fix = ("chown %d %s" % (euid if euid is not None else 0, path)
+           if w.scope == "others" and not w.mode & 0o002 else "chmod go-w %s" % path)
+    return ("%s may change %s: it is %s (mode %04o): they choose what every start of "
+            "this interpreter%s runs; make it writable by its owner only (%s)" % (
+                w.who(), what, how, w.mode, ", run as root," if euid == 0 else "", fix))
 
 
 def _source_text(d):
@@ -526,10 +444,11 @@ def collect():
     files = read_startup_files(site)
     memo = startup_checks.LineMemo(private_cache.DIRECTORY)
     judge(files, pep829, memo)
-    memo.save()
     files += customize_files(site)
-    assign_owners(files)
+    startup_owners.assign_owners(files)
     euid = os.geteuid() if hasattr(os, "geteuid") else None
     section.path_directories = path_directories(files, euid)
     section.files = files
-    return "startup", section, findings(files, section.path_directories, euid, pep829)
+    found = findings(files, section.path_directories, euid, pep829, memo)
+    memo.save()
+    return "startup", section, found

@@ -30,8 +30,8 @@ STATIC = None
 
 def _loaded(name):
     """The module a start of the target loaded as ``name``: None when the start is
-    emulated (:data:`STATIC`)."""
-    return sys.modules.get(name) if STATIC is None else None
+    emulated (:data:`STATIC`), and for sitewarden's own (the probe's, not the target's)."""
+    return sys.modules.get(name) if STATIC is None and not _own(name) else None
 
 
 # ---------------------------------------------------------------- judging, without running
@@ -346,6 +346,20 @@ def writers(path, euid, cache):
         if parent == d:
             return worst
         child, d = d, parent
+
+
+def file_writers(path, euid):
+    """Who besides user ``euid`` (and root) may change the file ``path`` itself (its
+    directory's writers are ``writers``'): a :class:`Writers` (``how``: ``edit``), or
+    None."""
+    try:
+        st = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    scope = _scope(st, euid)
+    if not scope:
+        return None
+    return Writers(scope, path, "edit", st.st_mode & 0o7777, st.st_uid, st.st_gid)
 
 
 def severity_of(w, euid):

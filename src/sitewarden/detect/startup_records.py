@@ -86,13 +86,14 @@ class Owner(Record):
         return "sitewarden" if self.kind == "sitewarden" else "nobody"
 
     def claimed(self):
-        """A Debian package or a RECORD says it installed the file."""
-        return self.kind in ("dpkg", "distribution")
+        """A Debian package, a RECORD or sitewarden's deployment says it installed the
+        file."""
+        return self.kind in ("dpkg", "distribution", "sitewarden")
 
     def trusted(self):
-        """The claim holds: a Debian package or a RECORD whose hash the file matches, or
-        sitewarden's own hook.  (An unverified claim buys no trust.)"""
-        return self.kind == "sitewarden" or (self.claimed() and self.verified is True)
+        """The claim holds: the owner's record has the file's hash (a Debian package's, a
+        RECORD's, sitewarden's deployment record's).  An unverified claim buys no trust."""
+        return self.claimed() and self.verified is True
 
     def verify(self, verdict):
         """Take what checking the claim found (an ``integrity.Verdict``)."""
@@ -110,9 +111,9 @@ class StartupLine(Record):
     ``evidence`` (``"starts-processes: subprocess.Popen"``...), left out while None."""
 
     __slots__ = ("number", "text", "kind", "directory", "exists", "writers", "runs", "error",
-                 "note", "capabilities", "evidence")
+                 "note", "capabilities", "evidence", "module_files")
     FIELDS = _fields(*__slots__[:5]) + (("writers", "writers", Writers),) + _fields(
-        *__slots__[6:])
+        *__slots__[6:-1])
     OPTIONAL = ("capabilities", "evidence")
 
     def __init__(self, number, text, kind, directory=None, exists=None, writers=None,
@@ -128,6 +129,7 @@ class StartupLine(Record):
         self.note = note
         self.capabilities = capabilities
         self.evidence = evidence
+        self.module_files = []  # the module files its analysis read (no JSON)
 
 
 class StartupFile(Record):
@@ -144,7 +146,7 @@ class StartupFile(Record):
 
     __slots__ = ("path", "realpath", "kind", "site_dir", "owner", "template", "lines",
                  "disabled_by", "error", "decode_error", "file_type", "size", "started_by",
-                 "capabilities", "evidence")
+                 "capabilities", "evidence", "lookalike")
     FIELDS = _fields("path", "realpath", "kind", "site_dir") + (
         ("owner", "owner", Owner),) + _fields("template", "disabled_by", "error") + (
         ("lines", "lines", StartupLine),) + _fields("decode_error", "file_type", "size",
@@ -169,6 +171,7 @@ class StartupFile(Record):
         self.started_by = started_by
         self.capabilities = None
         self.evidence = None
+        self.lookalike = None  # the template its content is, when not vouched for (no JSON)
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""

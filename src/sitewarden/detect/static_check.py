@@ -77,13 +77,16 @@ def _imports_guard(f):
 def _source_imports(path, text=None):
     """The top-level names of every module the code at ``path`` (or ``text``) imports
     anywhere in it (``import``, ``from``, ``__import__('name')``), from its syntax tree;
-    empty when it cannot be read or compiled."""
+    empty when it cannot be read or compiled.  Only code that names the guard is compiled
+    (a process's first ``compile()`` costs ~10M instructions)."""
     if text is None:
         try:
             with open(path, "rb") as f:
                 text = f.read(1 << 20)
         except (OSError, TypeError):
             return set()
+    if (GUARD.encode() if isinstance(text, bytes) else GUARD) not in text:
+        return set()
     try:
         tree = compile(text, path or "<string>", "exec", startup_checks._ONLY_AST,
                        dont_inherit=True)

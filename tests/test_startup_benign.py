@@ -1,0 +1,211 @@
+"""``check`` files nothing above ``low`` about the startup files real distributions ship.
+
+A false alarm about a popular package's ``.pth`` teaches users to ignore ``check``.  Here
+a real pip (the newest of ``harness.wheels.MATRIX``, from its wheel) installs real wheels
+from PyPI (``--no-index --no-deps``, from the wheel cache) into the local directory of
+the newest hermetic CPython and of Debian 12's ``/usr/bin/python3`` (in its namespace),
+then ``pip install -e`` (PEP 660, that pip and the setuptools it just installed) of a
+small flat-layout project.  Each wheel was chosen because it ships a ``.pth`` with an
+import line, one shape each (:data:`WHEELS`):
+
+- setuptools 80.9.0: ``distutils-precedence.pth``, a known template (``__import__``);
+- pytest-cov 6.3.0 (the last line with a ``.pth``): ``pytest-cov.pth``, ``exec`` of a
+  literal importing ``pytest_cov.embed`` when ``COV_CORE_SOURCE`` is set;
+- coverage-enable-subprocess 1.0 (with coverage 7.10.6, its pure wheel, so the import
+  resolves): ``exec`` of a literal calling ``coverage.process_startup()``;
+- future-fstrings 1.2.0: ``aaaaa_future_fstrings.pth``, ``exec`` of a literal registering
+  a codec;
+- pdbpp 0.11.6: ``pdbpp_hijack_pdb.pth``, ``sys.path.insert`` of its ``pdb`` directory
+  (site's own ``makepath`` and ``sitedir``);
+- protobuf 3.20.3 and zope.event 4.5.0: setuptools' ``-nspkg.pth`` namespace lines;
+- the editable install: ``__editable__.*.pth`` importing its ``__editable___*_finder``.
+
+Each of those files is listed with its distribution as owner, verified against the
+RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (today: a
+template, or ``distribution-startup-code``, info); a normal start runs them all without a
+word on stderr, and each visibly did its job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pytest
+
+from harness.interpreters import pyenv_interpreters
+from harness.spread import DEBIAN, spread
+from harness.wheels import cache_dir, pip_dir, pip_versions_for
+
+#: (distribution, version): real wheels from PyPI whose startup files are judged.
+WHEELS: Tuple[Tuple[str, str], ...] = (
+    ("setuptools", "80.9.0"),
+    ("pytest-cov", "6.3.0"),
+    ("coverage-enable-subprocess", "1.0"),
+    ("future-fstrings", "1.2.0"),
+    ("pdbpp", "0.11.6"),
+    ("protobuf", "3.20.3"),
+    ("zope.event", "4.5.0"),
+)
+#: Installed beside them, shipping no startup file: what an import line imports.
+SUPPORT: Tuple[Tuple[str, str], ...] = (("coverage", "7.10.6"),)
+
+EDITABLE = ("swr-benign-edit", "1.0")
+PROJECT = """\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+[project]
+name = "{0}"
+version = "{1}"
+[tool.setuptools]
+packages = ["swr_benign_edit"]
+"""
+
+BAD = ("medium", "high")
+
+#: What a normal start did (run by the target: ``-c``, so sys.path[0] is "").
+LIVE = """\
+import codecs, json, sys
+import setuptools, swr_benign_edit
+print(json.dumps({
+    "pdbpp": sys.path[1].endswith("_pdbpp_path_hack"),
+    "namespaces": [n in sys.modules for n in ("google", "zope")],
+    "codec": codecs.lookup("future-fstrings").name,
+    "editable": swr_benign_edit.WHO, "setuptools": setuptools.__version__}))
+"""
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pure_wheel(name: str, version: str) -> Path:
+    """The ``py3-none-any`` (or ``py2.py3``) wheel of ``name==version`` from PyPI, cached
+    under ``<wheel cache>/any`` (``harness.wheels.wheel`` takes the running Python's
+    platform wheel where there is one; these go to other Pythons too)."""
+    directory = cache_dir() / "any"
+    directory.mkdir(exist_ok=True)
+
+    def cached():
+        return next((p for p in sorted(directory.glob("*-none-any.whl"))
+                     if [_norm(p.name.split("-")[0]), p.name.split("-")[1]]
+                     == [_norm(name), version]), None)
+
+    found = cached()
+    if found:
+        return found
+    # No lock: a wheel appears by an atomic rename, two workers at worst download it twice.
+    with tempfile.TemporaryDirectory(dir=directory, prefix=".download-") as tmp:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "--platform", "any", "--implementation", "py", "--abi", "none",
+             "--python-version", "3", "--ignore-requires-python",
+             "--disable-pip-version-check", "--no-input", "%s==%s" % (name, version),
+             "-d", tmp],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+        got = list(Path(tmp).glob("*-none-any.whl"))
+        if proc.returncode != 0 or len(got) != 1:
+            raise RuntimeError("downloading %s==%s failed:\n%s%s" % (
+                name, version, proc.stdout, proc.stderr))
+        os.replace(got[0], directory / got[0].name)
+    return directory / got[0].name
+
+
+def startup_files_of(whl: Path) -> Dict[str, str]:
+    """The ``.pth`` files at the top of a wheel's purelib: name -> text."""
+    with zipfile.ZipFile(whl) as archive:
+        return {n: archive.read(n).decode() for n in archive.namelist()
+                if "/" not in n and n.endswith(".pth")}
+
+
+def _targets() -> List:
+    """The newest hermetic CPython and Debian 12's python (its namespace)."""
+    newest = pyenv_interpreters()[-1].id
+    return [p for p in spread() if p.values[0] == DEBIAN or p.id == newest]
+
+
+def _pip(t, *args: str) -> subprocess.CompletedProcess:
+    pip = pip_dir(pip_versions_for(t.version)[-1])
+    proc = t.python("-m", "pip", *args, "--no-index", "--no-deps", "--break-system-packages",
+                    "--disable-pip-version-check", "--no-cache-dir", "-q",
+                    env={"PYTHONPATH": str(pip)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def _judged(f: dict, about: List[dict]) -> str:
+    """One startup file as ``check`` judged it: owner, template, each code line's
+    capabilities, the findings naming it."""
+    o = f["owner"]
+    lines = ["%s: owner %s %s %s verified=%s (%s), template=%r" % (
+        f["path"], o["kind"], o.get("distribution") or o.get("package"), o.get("version"),
+        o.get("verified"), o.get("mismatch"), f.get("template"))]
+    for x in f["lines"]:
+        if x["kind"] in ("import", "entry-point"):
+            lines.append("  line %d runs=%s error=%s capabilities=%s evidence=%s note=%s" % (
+                x["number"], x.get("runs"), x.get("error"), x.get("capabilities"),
+                x.get("evidence"), x.get("note")))
+    lines.extend("  FINDING %s %s: %s" % (x["severity"], x["kind"], x["message"])
+                 for x in about)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_real_distributions_startup_files_are_not_flagged(bare_target):
+    t = bare_target
+    wheels = {name: pure_wheel(name, version) for name, version in WHEELS + SUPPORT}
+    shipped = {_norm(name): startup_files_of(wheels[name]) for name, _v in WHEELS}
+    for name, files in shipped.items():  # each ships startup code, not only path lines
+        assert any(re.search(r"^import[ \t]", text, re.M) for text in files.values()), \
+            (name, files)
+    _pip(t, "install", *map(str, wheels.values()))
+
+    proj = t.tmp / "benign-edit"
+    (proj / "swr_benign_edit").mkdir(parents=True)
+    (proj / "swr_benign_edit" / "__init__.py").write_text("WHO = 'editable'\n")
+    (proj / "pyproject.toml").write_text(PROJECT.format(*EDITABLE))
+    for d in (t.tmp, proj, proj / "swr_benign_edit"):
+        d.chmod(0o755)
+    _pip(t, "install", "--no-build-isolation", "-e", str(proj))
+    edit_pth = "__editable__.%s-%s.pth" % (EDITABLE[0].replace("-", "_"), EDITABLE[1])
+    shipped[_norm(EDITABLE[0])] = {edit_pth: t.read_bytes(t.local_dir / edit_pth).decode()}
+
+    # A normal start runs every one of them without a word: pdbpp's directory comes first
+    # on sys.path, the namespaces are set up, the codec registered, the editable finder
+    # finds its package, and setuptools is the one just installed.
+    proc = t.python("-c", LIVE)
+    assert (proc.returncode, proc.stderr) == (0, ""), proc
+    assert json.loads(proc.stdout) == {
+        "pdbpp": True, "namespaces": [True, True], "codec": "future_fstrings",
+        "editable": "editable", "setuptools": dict(WHEELS)["setuptools"]}, proc.stdout
+
+    # The CLI's own run (not ``cli_check``: its live reference is the start just checked).
+    proc = t.cli("check", "--python", t.executable, "--json")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    files = {f["path"]: f for f in report["startup"]["files"]}
+
+    def about(path):
+        return [x for x in report["findings"]
+                if path in (x.get("file"), (x.get("details") or {}).get("file"))]
+
+    ours = {str(t.local_dir / n): name for name, names in shipped.items() for n in names}
+    judged = "\n".join(_judged(files[p], about(p)) for p in sorted(ours) if p in files)
+    missing = sorted(p for p in ours if p not in files)
+    assert not missing, "not listed: %s\n%s" % (missing, judged)
+    for path, name in sorted(ours.items()):
+        owner = files[path]["owner"]
+        assert owner["kind"] == "distribution" and _norm(owner["distribution"]) == name, judged
+        assert owner["verified"] is True, judged
+    bad = ["%s %s %s: %s" % (x["severity"], x["kind"], x.get("file"), x["message"])
+           for p in sorted(ours) for x in about(p) if x["severity"] in BAD]
+    assert not bad, "\n".join(bad) + "\n\n" + judged
+    print(judged)  # shown with -s / -rP
