@@ -311,7 +311,39 @@ def installers(ctx: Context) -> list[dict[str, object]]:
                                children=True)
     if ins is not None:
         rows.append(_row(ins, "<= 1.02", "callgrind, PYTHONHASHSEED=0: repeatable"))
+    rows.append(_startup_snapshot_row(ctx, guarded, plain, argv, env(plain, new)))
     return rows
+
+
+#: The guard's startup report costs an install that adds no startup file two listings of
+#: the site directories and a stat of each startup file (no child process): timed in the
+#: guarded interpreter, per install, against a whole install (pip 24.0, ``--target``).
+SNAPSHOT_SCRIPT = """\
+import sys, time
+from sitewarden.guard import startup_report as s
+n = 200
+t = time.perf_counter()
+for _ in range(n):
+    s.changes(s.snapshot(), s.snapshot())
+sys.stdout.write(repr((time.perf_counter() - t) / n))
+"""
+
+
+def _startup_snapshot_row(ctx: Context, guarded, plain, argv, plain_env) -> dict[str, object]:
+    a, b = Sample(), Sample()
+    for i in range(max(5, ctx.repeat // 4)):
+        target = ctx.tmp / ("snapshot-target-%d" % i)
+        secs, code, _ = spawn(argv(plain, "install", "--no-index", "--no-deps", "--target",
+                                   str(target), "six"), plain_env)
+        if code != 0:
+            raise RuntimeError("pip install --target failed (%d)" % code)
+        a.seconds.append(secs)
+        proc = subprocess.run([str(guarded.executable), "-c", SNAPSHOT_SCRIPT],
+                              env=guarded.env(), capture_output=True, text=True, check=True)
+        b.seconds.append(float(proc.stdout))
+    return _row(Comparison("an install that adds no startup file: the startup report's two "
+                           "listings vs the install itself (pip 24.0)", a, b),
+                "<= 0.01", "no child process, no hashing: what every allowed install pays")
 
 
 #: The first import after startup builds the shadow index (``_watch.started``), so the

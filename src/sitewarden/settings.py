@@ -80,6 +80,9 @@ def parse_silence(raw, names_only=False):
         text = text.replace(sep, " ")
     for word in text.split():
         low = word.lower()
+        if low.startswith("startup:") and word[8:]:  # startup_acknowledgements() reads it
+            listing = False
+            continue
         if low.startswith("shadow:") and _is_name(word[7:]):
             names.append(word[7:])
             listing = True
@@ -211,6 +214,41 @@ def acknowledgements(site_dirs, environ=None):
         text, _problem = read_silence_file(path)
         if text:
             out.extend((name, path) for name in parse_silence(text, True)[1])
+    return out
+
+
+def startup_names(raw):
+    """The names of ``startup:NAME`` words (a distribution's, or a startup file's name) in
+    a ``SITEWARDEN_SILENCE`` value or a silence file: the startup code they acknowledge."""
+    text = str(raw)
+    for sep in ",;":
+        text = text.replace(sep, " ")
+    return [word[8:] for word in text.split() if word.lower().startswith("startup:")
+            and word[8:]]
+
+
+def startup_acknowledgements(site_dirs=None, environ=None):
+    """``[(name, source)]``: the startup code acknowledged by ``startup:NAME``, in
+    ``SITEWARDEN_SILENCE`` (source ``"SITEWARDEN_SILENCE"``) and in the silence files
+    (:func:`silence_files`: the machine's, the deployments'); the install report and
+    ``check`` show such a file as acknowledged."""
+    environ = os.environ if environ is None else environ
+    out = [(name, "SITEWARDEN_SILENCE")
+           for name in startup_names(environ.get("SITEWARDEN_SILENCE", ""))]
+    for path in silence_files(site_dirs):
+        text, _problem = read_silence_file(path)
+        if text:
+            out.extend((name, path) for name in startup_names(text))
+    return out
+
+
+def canonical(name):
+    """A distribution name as PEP 503 compares it (``Foo_Bar`` -> ``foo-bar``)."""
+    out = str(name).lower()
+    for sep in ("_", "."):
+        out = out.replace(sep, "-")
+    while "--" in out:
+        out = out.replace("--", "-")
     return out
 
 

@@ -70,6 +70,10 @@ def describe_silence(value: str) -> dict[str, Any]:
     if names and "shadow" not in kinds:
         parts.append("no shadow warning about %s (acknowledged: check lists %s as such)"
                      % (", ".join(names), "it" if len(names) == 1 else "them"))
+    startup = settings.startup_names(value)
+    if startup:
+        parts.append("the startup code of %s is acknowledged: an install report names it in "
+                     "one line, check lists it as acknowledged" % ", ".join(startup))
     meaning = "; ".join(parts) + "; silencing never lifts a block" if parts \
         else "nothing is silenced"
     if unknown:
@@ -130,6 +134,10 @@ def silence_files(site_dirs: list[str]) -> list[dict[str, Any]]:
         meaning = ("acknowledges the shadows of %s: not warned about by %s, whatever its "
                    "environment; check lists them as acknowledged" % (", ".join(names), who)
                    ) if names else "acknowledges nothing"
+        startup = settings.startup_names(text or "")
+        if startup:
+            meaning = ("%s; acknowledges the startup code of %s" % (meaning, ", ".join(startup))
+                       if names else "acknowledges the startup code of %s" % ", ".join(startup))
         if unknown:
             meaning = "not understood: %s ignored (a silence file acknowledges shadows by " \
                 "name; SITEWARDEN_SILENCE silences a kind); %s (%s)" % (

@@ -59,20 +59,27 @@ def marker_findings(state):
     return out
 
 
-def collect():
-    """The report, as produced inside the target interpreter."""
+def collect(sections=None):
+    """The report, as produced inside the target interpreter (``sections``: the names of
+    the sections to collect, None: all)."""
     pathfacts.remember_real()  # one report: each directory resolved once
     try:
-        return _report()
+        return _report(sections)
     finally:
         pathfacts.forget_real()
 
 
-def _report():
+#: Each collector's section.
+SECTIONS = ("layout", "shadowing", "path", "startup")
+
+
+def _report(sections=None):
     state = MarkerState.read()
     report = CheckReport(SCHEMA, __version__, interpreter_facts(), state)
     report.findings = marker_findings(state)
-    for collector in COLLECTORS:
+    for section, collector in zip(SECTIONS, COLLECTORS):
+        if sections is not None and section not in sections:
+            continue
         name, data, more = collector()
         report.put(name, data)
         report.findings.extend(more)

@@ -98,6 +98,9 @@ def _content(path):
         os.close(fd)
 
 
+_md5sums = {}  # .md5sums path -> its bytes, for this check (one probe process)
+
+
 def _md5sums_names(package, info):
     """The ``.md5sums`` files that may hold ``package``'s hashes: ``<package>.md5sums``,
     else each ``<package>:<arch>.md5sums`` (a ``Multi-Arch: same`` package)."""
@@ -116,7 +119,9 @@ def _md5sums_hash(package, rel, info):
     without its leading ``/``, bytes), or None."""
     needle = b"  " + rel + b"\n"
     for name in _md5sums_names(package, info):
-        data = read_list(name)
+        data = _md5sums.get(name)
+        if data is None:  # a package's startup file and its module: one read
+            data = _md5sums[name] = read_list(name)
         if not data:
             continue
         if not data.endswith(b"\n"):

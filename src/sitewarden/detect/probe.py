@@ -110,7 +110,11 @@ _RUNTIME = {
               "detect.integrity", "detect.private_cache", "detect.static_site",
               "detect.static_check", "pathfacts") + _STDLIB_NAMES,
 }
-_RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["check"]
+_RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
+_RUNTIME["shadows"] = _RUNTIME["check"]
+#: What each static kind collects (None: everything): an installer's shadow report needs
+#: the shadowing section alone.
+_SECTIONS = {"shadows": ("shadowing",)}
 
 
 def _load_runtime(names, payload=None, kind=None):
@@ -122,8 +126,10 @@ def _load_runtime(names, payload=None, kind=None):
     import at module level is loaded already (``os`` and ``sys``), so nothing is
     written anywhere else."""
     saved = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
-    bundle = _Bundle.read(payload, kind)  # (private_cache's bytecode written too)
+    report = kind in ("report", "shadows")  # an installer's: nothing written, nothing kept
+    sys.dont_write_bytecode = saved if report else False
+    # (private_cache's bytecode written too)
+    bundle = _Bundle.read(payload, None if report else kind)
     if bundle is not None:
         sys.meta_path.insert(0, bundle)
     loaded = set(sys.modules)
@@ -136,7 +142,7 @@ def _load_runtime(names, payload=None, kind=None):
         sys.dont_write_bytecode = saved
         if bundle is not None:
             sys.meta_path.remove(bundle)
-    if bundle is None or bundle.missed:
+    if (bundle is None or bundle.missed) and not report:
         _Bundle.write(payload, kind, [m for m in sys.modules if m not in loaded])
 
 
@@ -342,7 +348,9 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     """``facts`` (run as ``-E -S``), ``static`` (``-S``: facts, the report and whether a
     normal start would load the guard, all of a normal start emulated, see
     :mod:`.static_check`; ``start``: ``(sys.path before site, the -c entry)`` as
-    :data:`STATIC_BOOTSTRAP` found them), or, after a normal start, ``check`` (the
+    :data:`STATIC_BOOTSTRAP` found them; ``report``: the same for an installer's report,
+    run from the deployed runtime, which it writes nothing into), or, after a normal
+    start, ``check`` (the
     report) or ``full``: facts, report and ``startup`` (whether the start loaded the
     guard, as BOOTSTRAP saw it before taking the guard off ``sys.meta_path``).  The JSON
     goes to the file descriptor ``report_fd`` (the CLI's pipe), else to stdout.
@@ -352,19 +360,20 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()), payload,
                   ("check" if kind in ("full", "static") else kind) if kind in _RUNTIME else None)
-    if kind != "facts":
+    if kind not in ("facts", "report", "shadows"):
         _cache_vendored_bytecode()
     _stdlib_first()
-    if kind not in ("facts", "check", "full", "static"):
+    if kind not in ("facts", "check", "full", "static", "report", "shadows"):
         raise SystemExit("unknown probe %r" % (kind,))
     if kind == "facts":
         write_report(dumps(facts().as_json(), indent=None), report_fd)
         return
     from . import check, private_cache, static_check  # after _load_runtime: bytecode cached
 
-    private_cache.DIRECTORY = payload
-    if kind == "static":
-        data = static_check.report(start[0], start[1], facts)
+    # report: an installer's (guard.startup_report), from the deployed runtime: nothing kept
+    private_cache.DIRECTORY = payload if kind not in ("report", "shadows") else None
+    if kind in ("static", "report", "shadows"):
+        data = static_check.report(start[0], start[1], facts, _SECTIONS.get(kind))
     else:
         report = check.collect().as_json()
         data = report if kind == "check" else {"facts": facts().as_json(), "check": report,
@@ -481,7 +490,7 @@ for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base
         _std.add('%%s/%%s/python%%d.%%d/lib-dynload' %% (_exec, _lib, _v[0], _v[1]))
 stdlib = [e for e in path if e in _std] or path[-3:]
 sys.path[:] = [payload] + stdlib
-_dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+_dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, sys.argv[1] in ('report', 'shadows')
 import sitewarden.detect.probe
 sys.dont_write_bytecode = _dont_write
 sys.path[:] = stdlib

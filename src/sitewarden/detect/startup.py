@@ -20,7 +20,7 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
-from .. import pathfacts
+from .. import pathfacts, settings
 from . import capabilities, layout, private_cache, startup_analysis, startup_checks, startup_owners
 from .records import Finding
 from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
@@ -292,6 +292,7 @@ def findings(files, directories, euid, pep829, lines=None):
                 file=f.path, lines=lines, distribution=f.owner.distribution,
                 version=f.owner.version))
     out.extend(_writable_files(files, euid))
+    _acknowledge(files, out)
     for d in directories:
         w = d.writers
         if not w:
@@ -302,6 +303,38 @@ def findings(files, directories, euid, pep829, lines=None):
                            source=d.source, scope=w.scope, via=w.via, how=w.how,
                            mode="%04o" % w.mode))
     return out
+
+
+#: What ``startup:NAME`` acknowledges: the startup code of a distribution, or of a file by
+#: name; never a file that is not what its owner installed, nor one others may change.
+ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unowned-startup-code")
+
+
+def _acknowledge(files, out):
+    """Mark the findings about startup code acknowledged by ``startup:NAME`` (its
+    distribution's name, or its file's) in ``SITEWARDEN_SILENCE`` or a silence file:
+    listed as acknowledged, severity ``info`` (``unacknowledged_severity``: what it would
+    be), as acknowledged shadows are."""
+    dirs = [d for d in sys.path if isinstance(d, str) and d and os.path.isfile(
+        os.path.join(pathfacts.package_dir(d), "_deployment.json"))]
+    acks = settings.startup_acknowledgements(dirs)
+    if not acks:
+        return
+    owners = {f.path: f.owner for f in files}
+    for finding in out:
+        path = finding.details.get("file")
+        if finding.kind not in ACKNOWLEDGEABLE or path not in owners:
+            continue
+        keys = {os.path.basename(path).lower()}
+        if owners[path].kind == "distribution" and owners[path].distribution:
+            keys.add(settings.canonical(owners[path].distribution))
+        for name, source in acks:
+            if name.lower() in keys or settings.canonical(name) in keys:
+                finding.details.update(acknowledged=True, acknowledged_by=source,
+                                       unacknowledged_severity=finding.severity)
+                finding.severity = "info"
+                finding.message += "; acknowledged (startup:%s in %s)" % (name, source)
+                break
 
 
 def _writable_files(files, euid):
@@ -395,8 +428,9 @@ def judge(files, pep829, memo=None):
             f.error = None  # site abandons the file before the bytes it cannot decode
 
 
-def customize_files(site):
-    """``sitecustomize`` (and ``usercustomize`` when the user site is enabled)."""
+def customize_files(site, memo=None):
+    """``sitecustomize`` (and ``usercustomize`` when the user site is enabled); ``memo``:
+    the check's :class:`.startup_checks.LineMemo`."""
     out = []
     names = ["sitecustomize"] + (["usercustomize"] if getattr(site, "ENABLE_USER_SITE", False)
                                  else [])
@@ -404,7 +438,8 @@ def customize_files(site):
         path, loaded = startup_checks.customize_file(name)
         if path:
             out.append(StartupFile(path, name, os.path.dirname(path), realpath=real_file(path),
-                                   error=None if loaded else startup_checks.customize_error(path)))
+                                   error=None if loaded else startup_checks.customize_error(
+                                       path, memo)))
     return out
 
 
@@ -444,7 +479,7 @@ def collect():
     files = read_startup_files(site)
     memo = startup_checks.LineMemo(private_cache.DIRECTORY)
     judge(files, pep829, memo)
-    files += customize_files(site)
+    files += customize_files(site, memo)
     startup_owners.assign_owners(files)
     euid = os.geteuid() if hasattr(os, "geteuid") else None
     section.path_directories = path_directories(files, euid)

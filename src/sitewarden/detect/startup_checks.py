@@ -282,10 +282,19 @@ def module_origin(name):
     return spec.origin if getattr(spec, "has_location", False) else None
 
 
-def customize_error(path):
+def customize_error(path, memo=None):
     """What importing the ``sitecustomize``/``usercustomize`` at ``path`` raised at the
     start (it was not loaded), or, statically, what it raises at every start when it
-    does not compile (else None: whether it raises is not known without running it)."""
+    does not compile (else None: whether it raises is not known without running it;
+    ``memo``: a :class:`LineMemo`, which knows whether its text compiles)."""
+    if STATIC is not None and memo is not None:
+        try:
+            with open(path, "rb") as f:
+                text = f.read(1 << 20).decode("utf-8", "surrogateescape")
+        except (OSError, ValueError) as exc:
+            return "%s: %s" % (type(exc).__name__, exc)
+        verdict = memo.checks(text)
+        return verdict if isinstance(verdict, str) else None
     try:
         with open(path, "rb") as f:
             compile(f.read(), path, "exec", dont_inherit=True)

@@ -25,17 +25,18 @@ HOOK_LINE = ("import os; os.access(sitedir + '/sitewarden/__init__.py', 4) and "
              "__import__('sitewarden')")
 
 
-def report(path, path0, facts):
+def report(path, path0, facts, sections=None):
     """``{"facts", "check", "startup"}`` of a normal start of this ``-S`` process's
     interpreter, emulated: ``path``, the ``sys.path`` ``site`` would start from (no
     ``-c`` entry); ``path0``, that entry or None; ``facts``, the probe's facts function
-    (run once the start is emulated)."""
+    (run once the start is emulated); ``sections``: the report's sections to collect
+    (None: all)."""
     import site  # the target's, from its standard library (probe._StdlibFirst); -S: no main()
 
     static = static_site.emulate(site, path=path, path0=path0)
     static.apply()
     data = facts().as_json()
-    collected = check.collect()
+    collected = check.collect(sections)
     section = collected.section("startup")
     return {"facts": data, "check": collected.as_json(),
             "startup": guard_loaded(section.files if section else [], static.path)}
@@ -107,19 +108,14 @@ def _source_imports(path, text=None):
 
 
 def _module_file(path):
-    """The file ``import sitewarden`` loads on ``path`` (the path-based finder's answer,
-    its cache put back), or None."""
+    """The file ``import sitewarden`` loads on ``path`` (the path-based finder's answer),
+    or None."""
     finder = sys.modules["_frozen_importlib_external"].PathFinder  # loaded at startup
-    cache = sys.path_importer_cache
-    before = set(cache)
     try:
         spec = finder.find_spec(GUARD, list(path))
     except Exception:  # a path hook that fails: the guard is not found
         _swallowed("looking for the guard's module on the emulated sys.path")
         spec = None
-    finally:
-        for key in set(cache) - before:
-            del cache[key]
     return getattr(spec, "origin", None) if getattr(spec, "has_location", False) else None
 
 

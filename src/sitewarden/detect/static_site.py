@@ -69,7 +69,8 @@ class StaticSite:
 def emulate(site_module=None, path=None, path0=None):
     """A :class:`StaticSite`: what ``site.main()`` would do in this ``-S`` process, the
     process left as it is (``site``'s and ``sys``'s values borrowed for a call are put
-    back).  ``site_module``: the target's ``site``, imported, not run (default: the one
+    back; ``sys.path_importer_cache`` keeps the finders of the entries it searched).
+    ``site_module``: the target's ``site``, imported, not run (default: the one
     in ``sys.modules``); ``path``: the ``sys.path`` site starts from (default: this
     one, minus the entry the interpreter puts first after site: -c's ``''``); with
     ``path``, ``path0`` is that entry, or None (``-P``, ``-I``)."""
@@ -343,28 +344,24 @@ class _Run:
 def _customize(s):
     """Which file ``import sitecustomize`` (and, with the user site, ``usercustomize``)
     would load, by the ``PathFinder`` of ``sys.meta_path`` on the emulated path (the
-    script's directory is not on it yet); nothing imported, its cache put back."""
+    script's directory is not on it yet); nothing imported.  The finders it makes for
+    the emulated entries stay in ``sys.path_importer_cache``: this ``-S`` process goes on
+    with that path (the probe's next lookups list no directory again)."""
     finder = next((f for f in sys.meta_path if getattr(f, "__name__", None) == "PathFinder"
                    and getattr(f, "__module__", "").startswith("_frozen_importlib")), None)
     if finder is None:  # no path-based imports: neither file can load
         return
-    cache = sys.path_importer_cache
-    before = set(cache)
-    try:
-        for name in ("sitecustomize", "usercustomize"):
-            if name == "usercustomize" and not s.enable_user_site:
-                continue
-            spec = finder.find_spec(name, list(s.path))
-            if spec is None:
-                continue
-            origin = spec.origin if spec.loader is not None else None
-            setattr(s, name, origin)
-            s.code.append({"kind": name, "file": origin, "line": None, "text": name,
-                           "runs": origin is not None, "note": NOT_APPLIED if origin else
-                           "a namespace package: no code"})
-    finally:
-        for key in set(cache) - before:
-            del cache[key]
+    for name in ("sitecustomize", "usercustomize"):
+        if name == "usercustomize" and not s.enable_user_site:
+            continue
+        spec = finder.find_spec(name, list(s.path))
+        if spec is None:
+            continue
+        origin = spec.origin if spec.loader is not None else None
+        setattr(s, name, origin)
+        s.code.append({"kind": name, "file": origin, "line": None, "text": name,
+                       "runs": origin is not None, "note": NOT_APPLIED if origin else
+                       "a namespace package: no code"})
 
 
 def _hidden(path):

@@ -3,50 +3,29 @@
 After a successful install into the interpreter's own directories, the pip,
 setuptools and installer guards call :func:`report` with what the install wrote
 (the scheme guard notes it), so only what this install changed is listed.
-The analysis is ``check``'s own shadowing collector, run in a fresh process
-of the same interpreter (with the guard disabled there): it needs metadata
-readers and ``packaging``, and pip 26.3 refuses new imports once an
-installation has started (so what :func:`collect` needs is imported with this module,
-when the installer is).  Runtime module.
+The analysis is ``check``'s own, run in a fresh process of the same interpreter
+started without ``site`` (``startup_report.static_report``: no startup code runs, not
+even what this install just added): it needs metadata readers and ``packaging``, and pip
+26.3 refuses new imports once an installation has started (so what :func:`collect` needs
+is imported with this module, when the installer is).  Runtime module.
 """
 
-import json
 import os
-import subprocess
 import sys
 
 from .. import _swallowed
 from ..detect.records import ShadowCase, Violation  # with this module: see above
 
-#: Run in the child: prints the shadowing cases whose winning copy is local.
-CHILD = """\
-import json, sys
-sys.path.append(sys.argv[1])
-from sitewarden.detect import shadowscan
-name, data, findings = shadowscan.collect()
-cases = [c.as_json() for c in data.modules if c.winner.cls in ("local", "user")
-         and c.shadowed and c.shadowed[0].cls == "distro"]
-json.dump({"cases": cases, "violations": [v.as_json() for v in data.violations]}, sys.stdout)
-"""
 
-
-def _package_root():
-    """The directory that holds the ``sitewarden`` package (this is its guard/...)."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def collect(timeout=60):
-    """The shadowing cases an install left, as ``(cases, violations)``: records."""
-    env = dict(os.environ)
-    env["SITEWARDEN_DISABLE"] = "1"
-    # In "/": the installer's working directory (a project with its own six.py) is
-    # not the interpreter's, and no code from it runs.
-    proc = subprocess.run([sys.executable, "-c", CHILD, _package_root()], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, timeout=timeout, cwd=os.path.sep)
-    data = json.loads(proc.stdout.decode("utf-8"))
-    return ([ShadowCase.from_json(c) for c in data["cases"]],
-            [Violation.from_json(v) for v in data["violations"]])
+def collect(check):
+    """The shadowing cases an install left (their winning copy local, the first copy it
+    shadows the distribution's), as ``(cases, violations)``: records.  ``check``: the
+    child's report (``startup_report.static_report``)."""
+    shadowing = check.get("shadowing") or {}
+    cases = [ShadowCase.from_json(c) for c in shadowing.get("modules") or []]
+    cases = [c for c in cases if c.winner.cls in ("local", "user") and c.shadowed
+             and c.shadowed[0].cls == "distro"]
+    return cases, [Violation.from_json(v) for v in shadowing.get("violations") or []]
 
 
 def _canonical(name):
@@ -97,14 +76,16 @@ def changed_by(cases, written):
     return out
 
 
-def report(stream=None, written=None):
+def report(check, stream=None, written=None):
     """Print the report of what this install (``written``, see :func:`changed_by`;
-    None: everything) left shadowed; nothing when nothing is.  Never raises."""
+    None: everything) left shadowed; nothing when nothing is.  ``check(kind)``: the
+    child's report (``startup_report.static_report``, shared with the startup report).
+    Never raises."""
     stream = sys.stderr if stream is None else stream
     try:
         if written is not None and not written:
             return
-        cases, violations = collect()
+        cases, violations = collect(check("shadows"))
         if written is not None:
             cases = changed_by(cases, written)
         text = format_report(cases, violations)

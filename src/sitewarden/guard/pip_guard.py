@@ -161,9 +161,8 @@ def _run(command):
                     _report_distro_uninstall(late)
                 if late or _state["refused_up_front"]:
                     return refusal.PIP_ERROR_STATUS
-            if command == "install" and status in (0, None) and not getattr(
-                    options, "quiet", 0):
-                decision.report()
+            if status in (0, None) and not getattr(options, "quiet", 0):
+                decision.report()  # an uninstall wrote nothing: its startup files only
             return status
 
         return run

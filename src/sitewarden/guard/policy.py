@@ -11,6 +11,8 @@ override its message names), where the files land, the override, and whether
 to refuse, write or raise.  Runtime module.
 """
 
+import sys
+
 from .. import _swallowed
 from . import install_report, refusal, scheme_guard
 from .marker import in_virtualenv
@@ -22,13 +24,15 @@ class Decision:
     is :func:`scheme_guard.judge`'s (``"interpreter"``: its files land in the
     interpreter's own directories)."""
 
-    __slots__ = ("refusal", "verdict", "armed", "overridden")
+    __slots__ = ("refusal", "verdict", "armed", "overridden", "before")
 
     def __init__(self, refusal=None, verdict=None, armed=False, overridden=False):
         self.refusal = refusal
         self.verdict = verdict
         self.armed = armed
         self.overridden = overridden
+        # The startup files before an allowed install (startup_report.snapshot), or None.
+        self.before = _snapshot() if armed else None
 
     @property
     def into_interpreter(self):
@@ -49,13 +53,45 @@ class Decision:
 
     def report(self, stream=None):
         """PEP 668's recommendation, after a successful install into the interpreter:
-        say which distro packages the entries it wrote now shadow.  Never raises."""
-        if not self.into_interpreter:
+        say which distro packages the entries it wrote now shadow; and, after any install
+        the guard let through, which startup files it added, changed or removed
+        (:mod:`.startup_report`).  One child of the interpreter, without ``site``,
+        answers both, and only when asked.  Never raises."""
+        reporter = sys.modules.get(__package__ + ".startup_report")  # by _snapshot()
+        if reporter is None:
             return
-        try:
-            install_report.report(stream, scheme_guard.written())
-        except Exception:
-            _swallowed("the report of what this install left shadowed")
+        taken = {}
+
+        def check(kind="report"):
+            # the whole report serves both; the shadows alone cost the child less
+            if "report" not in taken and kind not in taken:
+                taken[kind] = reporter.static_report(kind)
+            return taken.get("report") or taken[kind]
+
+        changed = self.before is not None and any(reporter.changes(
+            self.before, reporter.snapshot()))
+        if changed:
+            check("report")
+        if self.into_interpreter:
+            try:
+                install_report.report(check, stream, scheme_guard.written())
+            except Exception:
+                _swallowed("the report of what this install left shadowed")
+        if changed:
+            reporter.report(self.before, stream, check)
+
+
+def _snapshot():
+    """The startup files before an allowed install (``startup_report.snapshot``); the
+    reports' module is imported here, before the install starts (pip 26.3 refuses new
+    imports once it has), and only for an install that goes through."""
+    try:
+        from . import startup_report  # allowed installs only (a refusal imports no more)
+
+        return startup_report.snapshot()
+    except Exception:
+        _swallowed("listing the startup files before an install (no startup report)")
+        return None
 
 
 def decide(installer, judge, overridden=None, arm_elsewhere=False):
