@@ -414,16 +414,15 @@ def exit_without_teardown(status):
 #: is not Python) from a probe that failed.
 REPORT_HEADER = "sitewarden-probe\n"
 
-#: Run by the CLI in the target as ``-c BOOTSTRAP <payload dir> <kind> [<report fd>]``:
-#: with a report fd (the write end of a pipe the CLI passed), the report goes there,
-#: after :data:`REPORT_HEADER`, so that whatever startup code prints to stdout or
-#: stderr does not matter; without one, on stdout.
-#: Python 2 compatible on purpose, so an unsupported interpreter says so in JSON.
-BOOTSTRAP = """\
-import os, sys
+#: What both bootstraps run first, Python 2 compatible on purpose (an unsupported
+#: interpreter says so in JSON): the report channel's header, then the version check; the
+#: payload directory taken off ``sys.argv``.  Only built-in modules are imported.
+_PROLOGUE = """\
+import sys
 report_fd = int(sys.argv.pop(3)) if len(sys.argv) > 3 else None
+_posix = __import__('posix')  # built in
 if report_fd is not None:
-    os.write(report_fd, %r.encode('ascii'))
+    _posix.write(report_fd, %r.encode('ascii'))
 impl = getattr(getattr(sys, 'implementation', None), 'name', 'cpython')
 if sys.version_info < (3, 8) or impl != 'cpython':
     _text = ('{"unsupported": true, "implementation": "%%s", "version": "%%d.%%d.%%d"}'
@@ -431,10 +430,17 @@ if sys.version_info < (3, 8) or impl != 'cpython':
     if report_fd is None:
         sys.stdout.write(_text)
     else:
-        os.write(report_fd, _text.encode('ascii'))
+        _posix.write(report_fd, _text.encode('ascii'))
     sys.exit(0)
 payload = sys.argv[1]
 del sys.argv[1]
+""" % (REPORT_HEADER,)
+
+#: Run by the CLI in the target as ``-c BOOTSTRAP <payload dir> <kind> [<report fd>]``:
+#: with a report fd (the write end of a pipe the CLI passed), the report goes there,
+#: after :data:`REPORT_HEADER`, so that whatever startup code prints to stdout or
+#: stderr does not matter; without one, on stdout.
+BOOTSTRAP = _PROLOGUE + """\
 # Did this start load a guard?  Then take it off sys.meta_path before anything is
 # imported: the probe describes the interpreter, not the guard watching it.
 _guards = [f for f in sys.meta_path if getattr(f, '_sitewarden_finder', False) is True]
@@ -453,30 +459,14 @@ sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
 sitewarden.detect.probe.main(None, startup, report_fd, payload)
 sitewarden.detect.probe.exit_without_teardown(0)
-""" % (REPORT_HEADER,)
+"""
 
 #: Run by the CLI in the target as ``-S -c STATIC_BOOTSTRAP <payload dir> static [<report
 #: fd>]`` (``check``): no ``site``, and nothing imported from ``sys.path`` but the standard
 #: library's entries and the payload until ``_StdlibFirst`` is in place (3.8-3.10 load
 #: ``os`` from the path: one on ``PYTHONPATH`` must not run).  The ``sys.path`` that
 #: ``site`` would start from is handed to the probe.  Python 2 compatible, as BOOTSTRAP.
-STATIC_BOOTSTRAP = """\
-import sys
-report_fd = int(sys.argv.pop(3)) if len(sys.argv) > 3 else None
-_posix = __import__('posix')  # built in
-if report_fd is not None:
-    _posix.write(report_fd, %r.encode('ascii'))
-impl = getattr(getattr(sys, 'implementation', None), 'name', 'cpython')
-if sys.version_info < (3, 8) or impl != 'cpython':
-    _text = ('{"unsupported": true, "implementation": "%%s", "version": "%%d.%%d.%%d"}'
-             %% ((impl,) + tuple(sys.version_info[:3])))
-    if report_fd is None:
-        sys.stdout.write(_text)
-    else:
-        _posix.write(report_fd, _text.encode('ascii'))
-    sys.exit(0)
-payload = sys.argv[1]
-del sys.argv[1]
+STATIC_BOOTSTRAP = _PROLOGUE + """\
 path = list(sys.path)
 path0 = None
 if path and not getattr(sys.flags, 'safe_path', sys.flags.isolated):
@@ -485,9 +475,9 @@ _v = sys.version_info
 _std = set()
 for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base_exec_prefix)):
     for _lib in ('lib', getattr(sys, 'platlibdir', 'lib')):
-        _std.add('%%s/%%s/python%%d%%d.zip' %% (_prefix, _lib, _v[0], _v[1]))
-        _std.add('%%s/%%s/python%%d.%%d' %% (_prefix, _lib, _v[0], _v[1]))
-        _std.add('%%s/%%s/python%%d.%%d/lib-dynload' %% (_exec, _lib, _v[0], _v[1]))
+        _std.add('%s/%s/python%d%d.zip' % (_prefix, _lib, _v[0], _v[1]))
+        _std.add('%s/%s/python%d.%d' % (_prefix, _lib, _v[0], _v[1]))
+        _std.add('%s/%s/python%d.%d/lib-dynload' % (_exec, _lib, _v[0], _v[1]))
 stdlib = [e for e in path if e in _std] or path[-3:]
 sys.path[:] = [payload] + stdlib
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, sys.argv[1] in ('report', 'shadows')
@@ -496,7 +486,7 @@ sys.dont_write_bytecode = _dont_write
 sys.path[:] = stdlib
 sitewarden.detect.probe.main(None, None, report_fd, payload, (path, path0))
 sitewarden.detect.probe.exit_without_teardown(0)
-""" % (REPORT_HEADER,)
+"""
 
 #: Run in the target with a normal start, as ``-c STATUS_SCRIPT [<report fd>]``: is the
 #: guard loaded, and from where?  JSON on the report fd (as :data:`BOOTSTRAP`), else stdout.
