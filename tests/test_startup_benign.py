@@ -3,9 +3,10 @@
 A false alarm about a popular package's ``.pth`` teaches users to ignore ``check``.  Here
 a real pip (the newest of ``harness.wheels.MATRIX``, from its wheel) installs real wheels
 from PyPI (``--no-index --no-deps``, from the wheel cache) into the local directory of
-Debian 12's ``/usr/bin/python3`` (in its namespace), then ``pip install -e`` (PEP 660, that pip and the setuptools it just installed) of a
-small flat-layout project.  Each wheel was chosen because it ships a ``.pth`` with an
-import line, one shape each (:data:`WHEELS`):
+Debian 12's ``/usr/bin/python3`` (in its namespace), then ``pip install -e`` (PEP 660,
+that pip and the setuptools it just installed) of a small flat-layout project.  Each
+wheel was chosen because it ships a ``.pth`` with an import line, one shape each
+(:data:`WHEELS`):
 
 - setuptools 80.9.0: ``distutils-precedence.pth``, a known template (``__import__``);
 - pytest-cov 6.3.0 (the last line with a ``.pth``): ``pytest-cov.pth``, ``exec`` of a
