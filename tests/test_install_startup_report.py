@@ -130,8 +130,27 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert HEADER not in proc.stderr and BLOCK not in proc.stderr, proc.stderr
 
-    if t.param == DEBIAN:  # the rest on Debian 12: acknowledging, uninstalling; pip's
-        # setuptools and an editable install (low or below)
+    # An editable install (built by the distribution's setuptools) and pip's setuptools:
+    # low or below.
+    editable = t.tmp / "swr-editable"
+    t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(editable))
+    t.put(editable / "swr_editable.py", data=b"X = 1\n")
+    t.put(editable / "pyproject.toml", data=(
+        b"[build-system]\nrequires = ['setuptools']\nbuild-backend = "
+        b"'setuptools.build_meta'\n[project]\nname = 'swr-editable'\nversion = '1.0'\n"))
+    proc = t.python("-m", "pip", "install", "--no-index", "--no-deps",
+                    "--no-build-isolation", "--break-system-packages", "-e", str(editable),
+                    env={"PYTHONPATH": str(pip_dir(new)),
+                         "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, cwd=str(editable))
+    assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stdout + proc.stderr
+    assert "added %s/__editable__.swr_editable-1.0.pth" % local in proc.stderr, proc.stderr
+
+    proc = pip(new, wheels["setuptools"])
+    assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stderr
+    assert "added %s/distutils-precedence.pth (installed by setuptools" % local in \
+        proc.stderr, proc.stderr
+
+    if t.param == DEBIAN:  # the rest on Debian 12: acknowledging, uninstalling
         # Acknowledged by name: one line, no block.
         proc = t.python("-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall",
                         "--break-system-packages", str(wheels["litellm"]), env={
@@ -145,23 +164,6 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
                         env={"PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
         assert proc.returncode == 0 and "  removed %s" % pth in proc.stderr, proc.stderr
         pip(new, wheels["litellm"])
-        proc = pip(new, wheels["setuptools"])
-        assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stderr
-        assert "added %s/distutils-precedence.pth (installed by setuptools" % local in \
-            proc.stderr, proc.stderr
-        editable = t.tmp / "swr-editable"
-        t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(editable))
-        t.put(editable / "swr_editable.py", data=b"X = 1\n")
-        t.put(editable / "pyproject.toml", data=(
-            b"[build-system]\nrequires = ['setuptools']\nbuild-backend = "
-            b"'setuptools.build_meta'\n[project]\nname = 'swr-editable'\nversion = '1.0'\n"))
-        proc = t.python("-m", "pip", "install", "--no-index", "--no-deps",
-                        "--no-build-isolation", "--break-system-packages", "-e", str(editable),
-                        env={"PYTHONPATH": str(pip_dir(new)),
-                             "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, cwd=str(editable))
-        assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stdout + proc.stderr
-        assert "added %s/__editable__.swr_editable-1.0.pth" % local in proc.stderr, proc.stderr
-
     # ... and check lists it as acknowledged (info); without it, high.
     for silence, severity in (("startup:swr-litellm", "info"), ("", "high")):
         proc = t.cli("check", "--python", t.executable, "--json",

@@ -392,8 +392,6 @@ class GuardedPython:
         code tells (``harness.static_compare``)."""
         from .static_compare import differences
 
-        if isinstance(self.param, RootTarget):
-            return  # the host's payload is not in the root (test_static_site: emulate there)
         live = self.live_check(env, cwd)
         static = {k: v for k, v in static.items()
                   if k not in ("guard", "environment", "silence_files", "aliases")}
