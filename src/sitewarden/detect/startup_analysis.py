@@ -91,7 +91,8 @@ def _modules_found(names, memo, modules):
         if text is None:
             continue
         modules.append(origin)
-        found, imported = memo.get(text)
+        found, imported, mapping = memo.get(text)
+        MAPPINGS[origin] = dict(mapping)
         out.extend((cap, tuple("%s (in %s)" % (e, name) for e in evidence))
                    for cap, evidence in found)
         if level == 0:
@@ -114,29 +115,41 @@ def _under(path, directory):
     return bool(path) and path.startswith(os.path.join(directory, ""))
 
 
-class ModuleMemo(private_cache.Memo):
-    """A module's ``(capabilities.analyse, the module names it imports)``, kept from one
-    check to the next (:class:`.private_cache.Memo`): both need its syntax tree, and a
-    process's first ``compile()`` is costly."""
+#: The ``MAPPING`` of each module file a line's analysis read (an editable install's finder).
+MAPPINGS = {}
 
-    FORMAT = 1
+
+class ModuleMemo(private_cache.Memo):
+    """A module's ``(capabilities.analyse, the module names it imports, its MAPPING
+    literal's items)``, kept from one check to the next (:class:`.private_cache.Memo`):
+    each needs its syntax tree, and a process's first ``compile()`` is costly."""
+
+    FORMAT = 2
     NAME = "startup-modules-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
 
     @staticmethod
     def answer(text):
-        return capabilities.analyse(text), tuple(sorted(_imported_names(text)))
+        try:
+            tree = compile(text, "<module>", "exec", startup_checks._ONLY_AST,
+                           dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            tree = None
+        return (capabilities.analyse(text), tuple(sorted(_imported_names(tree))),
+                tuple(sorted(_mapping(tree).items())))
 
     @staticmethod
     def valid(value):
-        return type(value) is tuple and len(value) == 2 and capabilities.Memo.valid(
-            value[0]) and type(value[1]) is tuple and all(type(n) is str for n in value[1])
+        return type(value) is tuple and len(value) == 3 and capabilities.Memo.valid(
+            value[0]) and type(value[1]) is tuple and all(type(n) is str for n in value[1]) \
+            and type(value[2]) is tuple and all(
+                type(i) is tuple and len(i) == 2 and type(i[0]) is str and type(i[1]) is str
+                for i in value[2])
 
 
-def _imported_names(text):
-    """The absolute module names ``text`` imports anywhere (``import``, ``from``)."""
-    try:
-        tree = compile(text, "<module>", "exec", startup_checks._ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+def _imported_names(tree):
+    """The absolute module names the syntax ``tree`` imports anywhere (``import``,
+    ``from``); none for None (code that does not compile)."""
+    if tree is None:
         return set()
     names = set()
     for node in startup_checks._walk(tree):
@@ -167,7 +180,7 @@ def not_applied(files):
             what = None
             if f.template == "editable install finder":
                 module = line.text[len("import "):].partition(";")[0].strip()
-                mapping = _editable_mapping(startup_checks.module_origin(module))
+                mapping = MAPPINGS.get(startup_checks.module_origin(module)) or {}
                 what = "installs a finder for %s" % (", ".join(
                     "%s -> %s" % item for item in sorted(mapping.items())) or "its modules")
             else:
@@ -182,17 +195,10 @@ def not_applied(files):
                 line.note = said if not line.note else "%s; %s" % (line.note, said)
 
 
-def _editable_mapping(path):
-    """The ``MAPPING`` literal of an editable install's finder module (setuptools'
+def _mapping(tree):
+    """The ``MAPPING`` literal of a module's syntax ``tree`` (setuptools' editable finder
     ``__editable___*_finder.py``): ``{name: directory}``, {} when it holds none."""
-    text = source(path)
-    if text is None:
-        return {}
-    try:
-        tree = compile(text, path, "exec", startup_checks._ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return {}
-    for node in tree.body:
+    for node in getattr(tree, "body", ()):
         targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
         value = getattr(node, "value", None)
         if any(getattr(t, "id", None) == "MAPPING" for t in targets) and \
