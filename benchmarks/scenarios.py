@@ -311,7 +311,8 @@ def installers(ctx: Context) -> list[dict[str, object]]:
                                children=True)
     if ins is not None:
         rows.append(_row(ins, "<= 1.02", "callgrind, PYTHONHASHSEED=0: repeatable"))
-    rows.append(_startup_snapshot_row(ctx, guarded, plain, argv, env(plain, new)))
+    rows.append(_startup_snapshot_row(ctx, guarded, plain, argv, env(plain, new),
+                                      str(harness.wheel("six", "1.17.0"))))
     return rows
 
 
@@ -329,12 +330,13 @@ sys.stdout.write(repr((time.perf_counter() - t) / n))
 """
 
 
-def _startup_snapshot_row(ctx: Context, guarded, plain, argv, plain_env) -> dict[str, object]:
+def _startup_snapshot_row(ctx: Context, guarded, plain, argv, plain_env,
+                          wheel: str) -> dict[str, object]:
     a, b = Sample(), Sample()
     for i in range(max(5, ctx.repeat // 4)):
         target = ctx.tmp / ("snapshot-target-%d" % i)
         secs, code, _ = spawn(argv(plain, "install", "--no-index", "--no-deps", "--target",
-                                   str(target), "six"), plain_env)
+                                   str(target), wheel), plain_env)
         if code != 0:
             raise RuntimeError("pip install --target failed (%d)" % code)
         a.seconds.append(secs)
