@@ -58,18 +58,25 @@ def _find(name):
     """Does a finder on ``sys.meta_path`` find module ``name``?  (True, False, or None:
     cannot tell.)  A submodule is looked up in its parent's ``__path__`` without
     importing the parent (its code would run)."""
-    parent, _, _child = name.rpartition(".")
-    path = None
-    if parent:
-        module = _loaded(parent)
-        path = getattr(module, "__path__", None) if module is not None else None
-        if path is None and module is None:
-            spec = _spec(parent, None)
-            path = getattr(spec, "submodule_search_locations", None)
-        if path is None:
-            return False
+    path = _search_path(name)
+    if path is False:
+        return False
     spec = _spec(name, path)
     return None if spec is _UNKNOWN else spec is not None
+
+
+def _search_path(name):
+    """Where the dotted ``name`` is looked up: None for a top-level name, its parent's
+    ``__path__`` (the loaded module's, else its spec's: the parent is not imported), or
+    False when the parent is no package or is not found."""
+    parent = name.rpartition(".")[0]
+    if not parent:
+        return None
+    module = _loaded(parent)
+    path = getattr(module, "__path__", None) if module is not None else None
+    if path is None and module is None:
+        path = getattr(_spec(parent, None), "submodule_search_locations", None)
+    return False if path is None else path
 
 
 _UNKNOWN = object()
@@ -269,15 +276,9 @@ def module_origin(name):
     module = _loaded(name)
     if module is not None:
         return getattr(module, "__file__", None)
-    parent, path = name.rpartition(".")[0], None
-    if parent:
-        module = _loaded(parent)
-        path = getattr(module, "__path__", None) if module is not None else None
-        if path is None and module is None:
-            spec = _spec(parent, None)
-            path = getattr(spec, "submodule_search_locations", None)
-        if path is None:
-            return None
+    path = _search_path(name)
+    if path is False:
+        return None
     spec = _spec(name, path)
     return spec.origin if getattr(spec, "has_location", False) else None
 
