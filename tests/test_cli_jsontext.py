@@ -1,4 +1,4 @@
-"""The JSON sitewarden writes (``sitewarden.detect.jsonout``, the probe's and the CLI's) and
+"""The JSON sitewarden writes (``sitewarden.probe.jsonout``, the probe's and the CLI's) and
 reads (``sitewarden.cli.jsontext``, the CLI's) is the json module's, byte for byte, and
 ``check``'s CLI process imports neither ``json`` nor ``re``, ``pathlib``, ``argparse``,
 ``subprocess`` (its import budget; speed itself is measured in benchmarks/)."""
@@ -13,7 +13,7 @@ import pytest
 
 import sitewarden
 from sitewarden.cli.jsontext import loads
-from sitewarden.detect.jsonout import dumps
+from sitewarden.probe.jsonout import dumps
 
 SAMPLES = [
     {}, [], "", 0, None, True, {"a": []}, {"b": {}, "a": [1, -2, 2.5, None, True, False]},
@@ -55,7 +55,8 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
             "sys.stdout = out; "
             "print(' '.join(sorted(m for m in ('json', 're', 'pathlib', 'argparse', "
             "'subprocess', 'shlex') if m in sys.modules)))\n"
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('sitewarden.detect'))))")
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(("
+            "('sitewarden.detect', 'sitewarden.probe', 'sitewarden.audit'))))))")
     # -S: only what the CLI imports (an editable install's import hook imports pathlib)
     paths = [os.path.dirname(os.path.dirname(m.__file__)) for m in (sitewarden, packaging)]
     # Twice: the first run after a source change builds the payload cache (ast, tempfile...);
@@ -71,9 +72,10 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     # records.finding, never importing the collectors (check, layout, shadowscan...);
     # render_startup reads the startup section's records; private_cache's rule for where
     # nothing is kept is the payload's too (os and sys only).
-    assert lines[1].split() == ["sitewarden.detect", "sitewarden.detect.jsonout",
-                                "sitewarden.detect.private_cache", "sitewarden.detect.probe",
-                                "sitewarden.detect.records", "sitewarden.detect.startup_records"]
+    assert lines[1].split() == [
+        "sitewarden.audit", "sitewarden.audit.records", "sitewarden.detect",
+        "sitewarden.detect.records", "sitewarden.probe", "sitewarden.probe.jsonout",
+        "sitewarden.probe.private_cache", "sitewarden.probe.runner"]
 
 
 @pytest.mark.parametrize("argv, plain", [
@@ -100,7 +102,7 @@ def test_the_probes_compact_report_is_json_dumps():
     to ``json`` (its answer or its error)."""
     import json
 
-    from sitewarden.detect.jsonout import dumps
+    from sitewarden.probe.jsonout import dumps
 
     for obj in ({"b": [1, 2.5, None, True, "é\n\""], "a": {}, "c": {"z": float("nan")}}, [],
                 {1: 2}, {"x": float("inf")}, "text"):

@@ -210,13 +210,13 @@ def test_check_from_a_deleted_working_directory(guarded_target):
 def _bundle_read(payload, data, mode=0o600, via=None):
     """``probe._Bundle.read`` of ``data`` kept as the check bundle of ``payload``, read
     through ``via`` (else ``payload``): the module names it would serve, or None."""
-    from sitewarden.detect import probe
+    from sitewarden.probe import runner
 
-    path = probe._Bundle.path(str(payload), "check")
+    path = runner._Bundle.path(str(payload), "check")
     with open(path, "wb") as f:
         f.write(data)
     os.chmod(path, mode)
-    found = probe._Bundle.read(str(via or payload), "check")
+    found = runner._Bundle.read(str(via or payload), "check")
     return None if found is None else sorted(found.modules)
 
 
@@ -257,21 +257,21 @@ def test_a_forged_bundle_runs_only_from_a_private_file(tmp_path):
     import sys
 
     from sitewarden.cli import payload
-    from sitewarden.detect import probe
+    from sitewarden.probe import runner
 
     root = tmp_path / "payload"
     root.mkdir(mode=0o700)
     payload.write_tree(root, payload.runtime_files())
     root.chmod(0o700)
-    forged = marshal.dumps({"sitewarden.detect.check": (
+    forged = marshal.dumps({"sitewarden.probe.check": (
         "sitewarden/detect/check.py", False, compile("raise SystemExit(99)\n", "x", "exec"))})
-    path = probe._Bundle.path(str(root), "check")
+    path = runner._Bundle.path(str(root), "check")
     results = {}
     for mode in (0o666, 0o600):
         with open(path, "wb") as f:
             f.write(forged)
         os.chmod(path, mode)
-        proc = subprocess.run([sys.executable, "-I", "-c", probe.BOOTSTRAP, str(root), "check"],
+        proc = subprocess.run([sys.executable, "-I", "-c", runner.BOOTSTRAP, str(root), "check"],
                               capture_output=True, text=True, cwd="/")
         results[mode] = proc.returncode
         if mode == 0o666:

@@ -47,7 +47,7 @@ SRC = str(Path(sitewarden.__file__).resolve().parent.parent)
 VIEW = r"""
 import json, os, sys, site
 sys.path.insert(0, sys.argv[1])
-from sitewarden.detect import startup
+from sitewarden.audit import inventory as startup
 pep829 = startup.pep829_site(site)
 files = startup.read_startup_files(site)
 startup.judge(files, pep829)
@@ -296,7 +296,7 @@ def test_debian_pythons_read_as_their_site(debian_any):
 DIRECT = r"""
 import json, os, sys, types
 sys.path.insert(0, sys.argv[1])
-from sitewarden.detect import startup
+from sitewarden.audit import inventory as startup
 d, version, pep829 = sys.argv[2], tuple(map(int, sys.argv[3].split("."))), sys.argv[4] == "1"
 site = types.SimpleNamespace(getsitepackages=lambda: [d], ENABLE_USER_SITE=False,
                              __file__=None)

@@ -53,7 +53,7 @@ def test_few_string_keys_are_left():
 
 #: Every module that defines records (imported so that ``Record``'s subclasses are known).
 RECORD_MODULES = ("sitewarden.detect.records", "sitewarden.detect.layout",
-                  "sitewarden.detect.startup_records",
+                  "sitewarden.audit.records",
                   "sitewarden.cli.state")
 
 
@@ -120,7 +120,7 @@ def test_copy_optional_keys_and_text():
 def test_check_report_of_this_interpreter_round_trips():
     """A real report, made in this process: its JSON form read back and written again
     is the same, key for key (what the CLI does with the probe's)."""
-    from sitewarden.detect import check
+    from sitewarden.probe import check
 
     data = check.collect().as_json()
     assert records.CheckReport.from_json(data).as_json() == data

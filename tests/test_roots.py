@@ -60,7 +60,7 @@ def test_cli_runs_on_each_root_interpreter(root_ns):
     proc = ns.run([ns.executable, "-I", "-S", "-c",
                    "import json, sys; sys.path.insert(0, sys.argv[1]); "
                    "from sitewarden.cli.jsontext import loads\n"
-                   "from sitewarden.detect.jsonout import dumps\n"
+                   "from sitewarden.probe.jsonout import dumps\n"
                    "samples = ({}, [], {'b': [1, -2.5, None, True, 'x\\u00e9']}, [[{}], 10**30])\n"
                    "for obj in samples:\n"
                    "    text = json.dumps(obj, indent=2, sort_keys=True)\n"
@@ -103,7 +103,7 @@ def test_marker_read_without_configparser_agrees_there(root_ns):
 
 
 def test_known_startup_lines_agree_with_their_syntax_tree_there(root_ns):
-    """``startup_checks.KNOWN_LINES`` is what the root interpreter's own syntax tree says
+    """``line_checks.KNOWN_LINES`` is what the root interpreter's own syntax tree says
     of the line (3.13's, 3.14's and 3.15's parsers)."""
     ns = root_ns
     proc = ns.run([ns.executable, "-I", "-S", "-c", KNOWN_CHECK, ns.cli_argv[-2]])

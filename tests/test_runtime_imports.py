@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "sitewarden"
 CLI_PACKAGES = {"cli", "__main__"}
 
 #: Folders whose modules run inside a guarded process, but never at every start.
-ON_DEMAND_PACKAGES = {"guard", "detect", "api"}
+ON_DEMAND_PACKAGES = {"guard", "detect", "audit", "probe", "api"}
 
 ALLOWED = {"os", "sys"}
 

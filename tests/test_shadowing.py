@@ -493,9 +493,9 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
                           text=True, env=g.env(), cwd="/")
     assert "ShadowWarning: 'pyparsing'" in proc.stderr and "httplib2 0.20.4" in proc.stderr
     from sitewarden.cli import payload
-    from sitewarden.detect import probe
+    from sitewarden.probe import runner
 
-    proc = subprocess.run([str(vpython), "-c", probe.BOOTSTRAP, payload.payload_dir(),
+    proc = subprocess.run([str(vpython), "-c", runner.BOOTSTRAP, payload.payload_dir(),
                            "check"], capture_output=True, text=True,
                           env=g.env({"SITEWARDEN_DISABLE": "1"}), cwd="/")
     report = json.loads(proc.stdout)
@@ -547,7 +547,7 @@ def _report_modules():  # the probe ends with the exit handlers (no teardown)
         "bundled": [m for m in sys.modules if m.startswith("sitewarden.") and
                     type(sys.modules[m].__spec__.loader).__name__ == "_Bundle"],
         "preloaded": ["sitewarden." + n
-                      for n in sys.modules["sitewarden.detect.probe"]._RUNTIME["full"]]}))
+                      for n in sys.modules["sitewarden.probe.runner"]._RUNTIME["full"]]}))
 atexit.register(_report_modules)
 """
 
@@ -560,14 +560,14 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     the vendored packaging's too (imported only for a marker or a specifier): later
     checks compile nothing.  And the probe loads up front only modules a check uses."""
     from sitewarden.cli import payload
-    from sitewarden.detect import probe
+    from sitewarden.probe import runner
 
     g = guarded(interp)
     debian_like(g)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # after the deployment
     root = payload.payload_dir()
     assert root.startswith(str(tmp_path)) and not list(Path(root).rglob("*.pyc"))
-    proc = g.run([g.executable, "-c", PROBE_MODULES + probe.BOOTSTRAP, root, "full"],
+    proc = g.run([g.executable, "-c", PROBE_MODULES + runner.BOOTSTRAP, root, "full"],
                  env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 0, proc.stderr
     (violation,) = json.loads(proc.stdout)["check"]["shadowing"]["violations"]
@@ -581,7 +581,7 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     assert set(seen["preloaded"]) <= set(imported)
     # ... and valid: the next check loads every module from it, those it loads up front
     # from the one file of their code (probe._Bundle) that the first check kept.
-    again = g.run([g.executable, "-c", PROBE_MODULES + probe.BOOTSTRAP, root, "full"],
+    again = g.run([g.executable, "-c", PROBE_MODULES + runner.BOOTSTRAP, root, "full"],
                   env={"SITEWARDEN_DISABLE": "1", "PYTHONDONTWRITEBYTECODE": "1",
                        "PYTHONVERBOSE": "1"})
     assert again.returncode == 0, again.stderr
@@ -589,7 +589,7 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     seen_again = json.loads(again.stderr.rpartition("\nMODULES ")[2])
     assert sorted(seen_again["imported"]) == sorted(imported)
     bundled = set(seen_again["bundled"])
-    assert set(seen["preloaded"]) - bundled == {"sitewarden.detect.private_cache"}  # reads it
+    assert set(seen["preloaded"]) - bundled == {"sitewarden.probe.private_cache"}  # reads it
     assert "sitewarden._vendor.packaging.markers" not in bundled
     loaded = "\n".join(line for line in again.stderr.splitlines()
                        if line.startswith("# code object from"))

@@ -1,4 +1,4 @@
-"""``check`` names what startup code does (``detect.capabilities``), from its syntax tree,
+"""``check`` names what startup code does (``audit.capabilities``), from its syntax tree,
 never running it, and files code that starts processes, uses the network, reads credentials
 or executes what it decodes as ``dangerous-startup-code`` (high) whoever owns it.
 
@@ -28,8 +28,8 @@ import pytest
 from harness.dists import make_dist
 from harness.interpreters import pyenv_interpreters
 from harness.wheels import unpacked, wheel
-from sitewarden.detect import capabilities as caps
-from sitewarden.detect import startup_checks
+from sitewarden.audit import capabilities as caps
+from sitewarden.audit import line_checks
 
 
 def _b64(code: str) -> str:
@@ -88,7 +88,7 @@ SANDBOX = (
     "(max(0,os.path.getsize(_p)-len(_t)-64)); _tail=_f.read()\\n  if _t[-96:] not in _tail:\\n"
     "   with open(_p,'ab') as _f: _f.write(b'\\\\n'+_t)\\nexcept Exception: pass\\n\")")
 BENIGN = [
-    next(iter(startup_checks.KNOWN_LINES)),
+    next(iter(line_checks.KNOWN_LINES)),
     "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == "
     "'local'; enabled and __import__('_distutils_hack').add_shim(); ",
     "import __editable___x_finder; __editable___x_finder.install()",

@@ -190,7 +190,7 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
 @pytest.mark.parametrize("python", [pytest.param(i.executable, id=i.id)
                                     for i in pyenv_interpreters()])
 def test_known_lines_are_judged_as_their_syntax_tree_says(python):
-    """``startup_checks.KNOWN_LINES`` (setuptools' ``distutils-precedence.pth`` line, which
+    """``line_checks.KNOWN_LINES`` (setuptools' ``distutils-precedence.pth`` line, which
     every stock Debian has: judged without a first ``compile()``) is what
     ``line_imports`` reads from the line on this interpreter; and judged so, a missing
     ``_distutils_hack`` (no site-packages here: ``-S``) still fails at every start."""
@@ -207,7 +207,7 @@ def test_known_lines_are_judged_as_their_syntax_tree_says(python):
 MEMO_CHECK = r"""
 import builtins, json, sys
 sys.path.insert(0, sys.argv[1])
-from sitewarden.detect import startup_checks as sc
+from sitewarden.audit import line_checks as sc
 lines = ["import swr_no_such_module_xyz", "import os; os.swr = 1", "import (",
          "import sys; exec('1')"]
 memo = sc.LineMemo(sys.argv[2])
@@ -249,7 +249,7 @@ def test_kept_verdicts_spare_the_next_check_its_compile(python, tmp_path):
 def _judge_with(cache: Path, data: bytes, mode: int = 0o600, via: Path | None = None):
     """How ``import swr_no_such_module_xyz`` is judged with ``data`` kept in ``cache``
     as the verdict file, read through ``via`` (else ``cache``)."""
-    from sitewarden.detect import startup_checks as sc
+    from sitewarden.audit import line_checks as sc
 
     path = cache / sc.LineMemo.NAME
     path.write_bytes(data)
@@ -280,7 +280,7 @@ def test_kept_verdicts_are_trusted_only_from_a_private_whole_file(tmp_path):
     link = tmp_path / "link"
     link.symlink_to(private)
     assert _judge_with(private, forged, via=link) == fails
-    from sitewarden.detect import startup_checks as sc
+    from sitewarden.audit import line_checks as sc
 
     memo = sc.LineMemo(None)  # outside a probe: nothing kept, nothing read
     assert memo.path is None and sc.line_error("import swr_no_such_module_xyz", memo) == fails

@@ -1,4 +1,4 @@
-"""``static_site.emulate()`` under ``-S`` gives what a normal start gives, running nothing.
+"""``site_emulation.emulate()`` under ``-S`` gives what a normal start gives, running nothing.
 
 ``check``'s probe is to audit startup code without running it: it will start the target
 with ``-S`` and rebuild ``sys.path`` by reading only.  Here, on every target (hermetic
@@ -48,7 +48,7 @@ print(json.dumps({"path": sys.path, "prefix": sys.prefix, "exec_prefix": sys.exe
 EMU = """
 import json, site, sys
 sys.path.insert(0, sys.argv[1])
-from sitewarden.detect import static_site
+from sitewarden.audit import site_emulation as static_site
 del sys.path[0]
 
 def state():

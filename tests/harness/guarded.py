@@ -353,10 +353,10 @@ class GuardedPython:
                      cwd: str = "/") -> Dict[str, Any]:
         """``check``'s probe: ``{"facts", "check", "startup"}``."""
         # Imported here: the package's layout is what the unit tests under refactoring move.
-        from sitewarden.detect import probe
+        from sitewarden.probe import runner
 
         root = self.probe_payload()
-        proc = self.python("-S", "-c", probe.STATIC_BOOTSTRAP, str(root), "static",
+        proc = self.python("-S", "-c", runner.STATIC_BOOTSTRAP, str(root), "static",
                            env=env, cwd=cwd)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
@@ -377,10 +377,10 @@ class GuardedPython:
                    cwd: str = "/") -> Dict[str, Any]:
         """The report of the probe run after a normal start (guard disabled): what the
         collectors find once the startup code ran, the reference ``check`` is held to."""
-        from sitewarden.detect import probe
+        from sitewarden.probe import runner
 
         root = self.probe_payload()
-        proc = self.python("-c", probe.BOOTSTRAP, str(root), "check",
+        proc = self.python("-c", runner.BOOTSTRAP, str(root), "check",
                            env=dict(env or {}, SITEWARDEN_DISABLE="1"), cwd=cwd)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)

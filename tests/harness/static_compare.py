@@ -1,7 +1,7 @@
 """``check``'s static report against the live one: the same, but where running code differs.
 
 ``check``'s probe starts its target without ``site`` and emulates the start
-(``detect.static_check``); the probe kinds ``check`` and ``full`` still run after a normal
+(``probe.static_check``); the probe kinds ``check`` and ``full`` still run after a normal
 start, as the reference.  :func:`differences` lists what differs between the two reports of
 one target and fixture, leaving out only what the static report says it cannot know:
 
@@ -21,7 +21,7 @@ import copy
 from typing import Any, Dict, List
 
 NOT_APPLIED = "not applied by check"
-#: Errors only a normal start can show (``startup_checks._module_error``, ``_attr_error``,
+#: Errors only a normal start can show (``line_checks._module_error``, ``_attr_error``,
 #: ``customize_error``).
 RUN_ONLY_ERRORS = ("importing it raised an exception", "AttributeError: module",
                    "it raised while importing")

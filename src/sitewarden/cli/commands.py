@@ -6,8 +6,8 @@ import os
 import sys
 
 from .. import __version__, settings
-from ..detect.jsonout import dumps
 from ..detect.records import CheckReport, Finding, MarkerState
+from ..probe.jsonout import dumps
 from . import deployed, environment, judgement, targets
 from .errors import (
     DEFAULT_FAIL_ON,

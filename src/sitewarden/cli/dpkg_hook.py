@@ -27,8 +27,8 @@ import tempfile
 import time
 
 from .. import failopen
-from ..detect import probe
 from ..detect.records import CheckReport, Copy, ShadowCase, Shadowing
+from ..probe import runner
 from . import payload, render_startup
 from .targets import machine_interpreters
 
@@ -120,7 +120,7 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
             try:
                 procs[exe] = out, subprocess.Popen(
-                    [exe, "-E", "-S", "-c", probe.STATIC_BOOTSTRAP, runtime, "static",
+                    [exe, "-E", "-S", "-c", runner.STATIC_BOOTSTRAP, runtime, "static",
                      str(out.fileno())],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL, cwd=cwd, env=env, pass_fds=(out.fileno(),))
@@ -136,10 +136,10 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
                 continue
             out.seek(0)
             text = out.read().decode("utf-8", "replace")
-            if text.startswith(probe.REPORT_HEADER):
+            if text.startswith(runner.REPORT_HEADER):
                 try:
                     reports[exe] = CheckReport.from_json(
-                        json.loads(text[len(probe.REPORT_HEADER):])["check"])
+                        json.loads(text[len(runner.REPORT_HEADER):])["check"])
                 except (ValueError, AttributeError, KeyError, TypeError):  # died half-way
                     continue
     finally:

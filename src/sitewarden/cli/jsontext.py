@@ -3,7 +3,7 @@
 ``sitewarden check``, see docs/benchmarks.md).  The C part of ``json``
 (``_json``) does the work, as ``json.loads`` would; a ``_json`` this module cannot
 feed, or none, leaves it to ``json`` itself.  The writer is the probe's,
-``detect/jsonout.py``: a target never imports ``cli/``.
+``probe/jsonout.py``: a target never imports ``cli/``.
 """
 
 from __future__ import annotations

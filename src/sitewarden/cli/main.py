@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import __version__
-from ..detect.probe import exit_without_teardown
+from ..probe.runner import exit_without_teardown
 from . import targets
 from .errors import DEFAULT_FAIL_ON, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, FAIL_ON
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 
-from ..detect.startup_records import StartupSection
+from ..audit.records import StartupSection
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..audit.records import Owner, StartupLine, Writers
     from ..detect.records import CheckReport
-    from ..detect.startup_records import Owner, StartupLine, Writers
 
 WIDTH = 72
 
@@ -64,7 +64,7 @@ def _writers_text(w: Writers | None) -> str:
     return "; %s by %s (%s %04o)" % (how, who, w.via, w.mode)
 
 
-#: ``detect.capabilities.DANGEROUS``: what makes a line ``dangerous-startup-code``.
+#: ``audit.capabilities.DANGEROUS``: what makes a line ``dangerous-startup-code``.
 _DANGEROUS = ("decodes-and-executes", "starts-processes", "network", "reads-credentials")
 
 

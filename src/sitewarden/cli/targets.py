@@ -7,7 +7,7 @@ import select
 import sys
 import time
 
-from ..detect import probe
+from ..probe import runner
 from . import payload
 from .jsontext import loads
 
@@ -216,7 +216,7 @@ def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, 
     """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it.
     ``static`` runs ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others ``BOOTSTRAP``."""
     root = payload.payload_dir()
-    bootstrap = probe.STATIC_BOOTSTRAP if kind == "static" else probe.BOOTSTRAP
+    bootstrap = runner.STATIC_BOOTSTRAP if kind == "static" else runner.BOOTSTRAP
     argv = [executable, *flags, "-c", bootstrap, root, kind]
     try:
         return spawn_reporting(argv, env, cwd)
@@ -230,9 +230,9 @@ def _payload_answer(executable: str, spawned: Spawned) -> tuple[Any, str]:
         returncode, stdout, stderr, report = spawned.finish()
     except TimeoutError:
         raise TargetError("%s: no answer within %d s" % (executable, PROBE_TIMEOUT)) from None
-    began = report.startswith(probe.REPORT_HEADER)
+    began = report.startswith(runner.REPORT_HEADER)
     try:
-        data = loads(report[len(probe.REPORT_HEADER):]) if began else None
+        data = loads(report[len(runner.REPORT_HEADER):]) if began else None
     except ValueError:
         data = None
     if not isinstance(data, dict):
@@ -295,7 +295,7 @@ def startup_status(target: Target, env: dict[str, str] | None = None) -> Startup
     env.pop("SITEWARDEN_DISABLE", None)
     try:
         code, _stdout, stderr, report = run_reporting(
-            [target.executable, "-c", probe.STATUS_SCRIPT], env, cwd=os.path.sep)
+            [target.executable, "-c", runner.STATUS_SCRIPT], env, cwd=os.path.sep)
     except OSError as exc:  # TimeoutError is an OSError
         return StartupState.make(active=False, error=str(exc), stderr="")
     try:

@@ -22,15 +22,7 @@ from .records import (
     Violation,
 )
 from .shadowing import WATCHED
-from .specs import (
-    copy_path,
-    find_in,
-    is_regular,
-    listed_among,
-    pkgutil_style,
-    portion,
-    same_file,
-)
+from .specs import copy_path, find_in, is_regular, listed_among, pkgutil_style, portion, same_file
 
 
 def _guard_copies(case):

@@ -272,7 +272,7 @@ def _installed(name):
 def dpkg_package(path, guess=None):
     """The Debian package whose files include ``path`` (dpkg's ``.list`` files), or
     None (no dpkg, or no package owns it).  ``guess``'s list is read first."""
-    from ..detect import owners  # only to name the owner of a refused distro uninstall
+    from ..audit import owners  # only to name the owner of a refused distro uninstall
 
     return owners.dpkg_owners([path], guess, DPKG_INFO).get(path)
 

@@ -19,9 +19,9 @@ import subprocess
 import sys
 
 from .. import _swallowed, settings
-from ..detect.probe import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
+from ..audit.records import StartupSection
 from ..detect.records import CheckReport
-from ..detect.startup_records import StartupSection
+from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 
 #: The names a start reads in a site directory (``.pth``, ``.start``) or imports from one.
 SUFFIXES = (".pth", ".start")

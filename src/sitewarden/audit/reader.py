@@ -9,7 +9,7 @@ rule, BOMs and NUL bytes kept where ``site`` keeps them.  A file ``site`` cannot
 carries CPython's error; a FIFO, socket or device is never opened, a regular file is
 opened without blocking and read up to :data:`READ_LIMIT`.  An import line calling
 ``site.addsitedir('<absolute literal>')`` brings that directory's files in after its own.
-Runs in ``check``'s probe (:mod:`.startup` judges what is read); module level: ``os`` and
+Runs in ``check``'s probe (:mod:`.inventory` judges what is read); module level: ``os`` and
 ``sys``.
 """
 
@@ -17,8 +17,8 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from . import startup_checks
-from .startup_records import StartupFile, StartupLine
+from . import line_checks
+from .records import StartupFile, StartupLine
 
 
 def pep829_site(site):
@@ -277,10 +277,10 @@ def _addsitedir_literals(text):
     if "addsitedir" not in text:
         return []
     try:
-        tree = compile(text, "<string>", "exec", startup_checks._ONLY_AST, dont_inherit=True)
+        tree = compile(text, "<string>", "exec", line_checks._ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError):
         return []
-    calls = [n for n in startup_checks._walk(tree) if type(n).__name__ == "Call" and n.args
+    calls = [n for n in line_checks._walk(tree) if type(n).__name__ == "Call" and n.args
              and getattr(n.func, "attr", getattr(n.func, "id", None)) == "addsitedir"
              and type(n.args[0]).__name__ == "Constant" and isinstance(n.args[0].value, str)]
     return [n.args[0].value for n in sorted(calls, key=lambda n: n.col_offset)]

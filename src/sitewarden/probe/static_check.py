@@ -4,7 +4,7 @@ The ``static`` probe starts the target with ``-S`` (``probe.STATIC_BOOTSTRAP``):
 ``.pth`` import line, ``.start`` entry point, ``sitecustomize`` or ``usercustomize``
 runs, nor anything they import.  :func:`report` imports the target's ``site`` (under
 ``-S`` its ``main()`` does not run), rebuilds what a normal start would make of
-``sys.path``, the prefixes and the user site (:mod:`.static_site`), makes this process
+``sys.path``, the prefixes and the user site (:mod:`..audit.site_emulation`), makes this process
 look like it, and collects the report as after a normal start (:mod:`.check`).  Whether
 that start would load the guard (what ``status`` learns by starting the target) is read
 from the startup files that would run: :func:`guard_loaded`.  Module level: ``os``,
@@ -15,7 +15,8 @@ import os
 import sys
 
 from .. import _swallowed
-from . import check, startup_checks, static_site
+from ..audit import line_checks, site_emulation
+from . import check
 
 #: The module the guard's hooks import, and the entry point they call.
 GUARD = "sitewarden"
@@ -33,7 +34,7 @@ def report(path, path0, facts, sections=None):
     (None: all)."""
     import site  # the target's, from its standard library (probe._StdlibFirst); -S: no main()
 
-    static = static_site.emulate(site, path=path, path0=path0)
+    static = site_emulation.emulate(site, path=path, path0=path0)
     static.apply()
     data = facts().as_json()
     collected = check.collect(sections)
@@ -89,12 +90,12 @@ def _source_imports(path, text=None):
     if (GUARD.encode() if isinstance(text, bytes) else GUARD) not in text:
         return set()
     try:
-        tree = compile(text, path or "<string>", "exec", startup_checks._ONLY_AST,
+        tree = compile(text, path or "<string>", "exec", line_checks._ONLY_AST,
                        dont_inherit=True)
     except (SyntaxError, ValueError):
         return set()
     names = set()
-    for node in startup_checks._walk(tree):
+    for node in line_checks._walk(tree):
         kind = type(node).__name__
         if kind == "Import":
             names.update(alias.name.split(".")[0] for alias in node.names)

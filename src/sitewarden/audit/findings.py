@@ -1,32 +1,18 @@
-"""``check``'s inventory of the code a start of the target runs before ``main``.
+"""What ``check`` finds in the startup inventory (:mod:`.inventory`): each finding of the
+``startup`` section, its severity and its fix, from files already read, owned and analysed.
 
-Every ``.pth`` file ``site`` processes, each line classified as ``site`` reads it
-(3.8-3.14: ``addpackage``; 3.15+: PEP 829's ``StartupState``, with ``.start`` entry
-points and the ``.pth`` import lines a same-named ``.start`` turns off), as
-:mod:`.startup_read` reads them, then ``sitecustomize`` and ``usercustomize`` (the file
-imported, links followed).  Each file gets its owner, verified, and its known template
-(:mod:`.startup_owners`), what its code does (:mod:`.startup_analysis`), who else may
-change it, and for each ``sys.path`` directory (a site directory, ``PYTHONPATH``, a
-``.pth`` path line), who else may write to it (``os.stat`` of it and of its parents: a
-parent they can write lets them rename it).
-
-Nothing is executed (:mod:`.startup_checks` judges the lines and the directories).
-Its records (``StartupSection``, ``StartupFile``, ``StartupLine``, ``Owner``,
-``PathDirectory``, ``Writers``) are in :mod:`.startup_records` (the CLI reads them without this
-module): one JSON form each, the ``startup`` section of ``check --json``
-(``docs/check-schema.md``).  Module level: ``os`` and ``sys``.
+Nothing here reads a startup file again or runs one.  Module level: ``os``, ``sys`` and
+sitewarden's modules.
 """
 
 import os
 import sys
 
 from .. import pathfacts, settings
-from . import capabilities, layout, private_cache, startup_analysis, startup_checks, startup_owners
-from .records import Finding
-from .startup_read import READ_LIMIT, pep829_site, read_startup_files, real_file, site_dirs
-from .startup_records import PathDirectory, StartupFile, StartupSection
-
-# ---------------------------------------------------------------- findings
+from ..detect.records import Finding
+from ..probe import private_cache
+from . import analysis, capabilities, line_checks
+from .reader import READ_LIMIT
 
 
 def _short(text, n=80):
@@ -226,9 +212,9 @@ def _dangerous(f):
 
 def findings(files, directories, euid, pep829, lines=None):
     out = []
-    startup_analysis.annotate(files, private_cache.DIRECTORY, lines)
-    if startup_checks.STATIC is not None:
-        startup_analysis.not_applied(files)
+    analysis.annotate(files, private_cache.DIRECTORY, lines)
+    if line_checks.STATIC is not None:
+        analysis.not_applied(files)
     for f in files:
         if f.error and f.kind in ("sitecustomize", "usercustomize"):
             out.append(_failure(f, None, pep829))
@@ -298,8 +284,8 @@ def findings(files, directories, euid, pep829, lines=None):
         if not w:
             continue
         entry = "sys.path directory %s (%s)" % (d.path, _source_text(d))
-        out.append(Finding("writable-path-entry", startup_checks.severity_of(w, euid),
-                           startup_checks.writers_text(entry, w, euid), entry=d.path,
+        out.append(Finding("writable-path-entry", line_checks.severity_of(w, euid),
+                           line_checks.writers_text(entry, w, euid), entry=d.path,
                            source=d.source, scope=w.scope, via=w.via, how=w.how,
                            mode="%04o" % w.mode))
     return out
@@ -352,10 +338,10 @@ def _writable_files(files, euid):
             if path in seen:
                 continue
             seen.add(path)
-            w = startup_checks.file_writers(path, euid)
+            w = line_checks.file_writers(path, euid)
             if w is None:
                 continue
-            severity = startup_checks.severity_of(w, euid)
+            severity = line_checks.severity_of(w, euid)
             text = _writable_text(kind, path, where, line, w, euid)
             details = dict(file=where.path, path=path, scope=w.scope, mode="%04o" % w.mode,
                            uid=w.uid, gid=w.gid)
@@ -386,104 +372,3 @@ def _source_text(d):
     if source == "PYTHONPATH":
         return "from PYTHONPATH"
     return "from %s" % source
-
-
-# ---------------------------------------------------------------- the collector
-
-
-def judge(files, pep829, memo=None):
-    """Set each import line's and entry point's ``error`` (and, before 3.15, stop each
-    file at its first error, as ``site`` does: the rest is not processed).  ``memo``: a
-    :class:`.startup_checks.LineMemo`.  The files a line that does not run would add
-    (``started_by``) are not processed either."""
-    by_place = {}
-    for f in files:
-        by_place.update(((f.path, line.number), line) for line in f.lines)
-        parent = by_place.get(tuple(f.started_by or ()))
-        if parent is not None and parent.runs is False:
-            for line in f.lines:
-                if line.kind != "comment":
-                    line.runs = False
-                    line.note = "not processed: %s line %d does not run" % tuple(f.started_by)
-            f.error = None
-            continue
-        if os.path.basename(f.path) in ("sitewarden.pth", "sitewarden.start"):
-            continue  # without its runtime: an ``orphaned-hook`` finding (check.guard) says so
-        failed = None
-        for line in f.lines:
-            if failed is not None:
-                if line.kind in ("import", "path"):
-                    line.runs = False
-                    line.note = "not processed: line %d failed before it" % failed
-                continue
-            if not line.runs:
-                continue
-            if line.kind == "import":
-                line.error = startup_checks.line_error(line.text, memo)
-            elif line.kind == "entry-point":
-                line.error = startup_checks.entry_point_error(line.text)
-            if line.error and not pep829 and f.kind == "pth":
-                failed = line.number
-        if failed is not None and f.error and f.error == f.decode_error:
-            f.error = None  # site abandons the file before the bytes it cannot decode
-
-
-def customize_files(site, memo=None):
-    """``sitecustomize`` (and ``usercustomize`` when the user site is enabled); ``memo``:
-    the check's :class:`.startup_checks.LineMemo`."""
-    out = []
-    names = ["sitecustomize"] + (["usercustomize"] if getattr(site, "ENABLE_USER_SITE", False)
-                                 else [])
-    for name in names:
-        path, loaded = startup_checks.customize_file(name)
-        if path:
-            out.append(StartupFile(path, name, os.path.dirname(path), realpath=real_file(path),
-                                   error=None if loaded else startup_checks.customize_error(
-                                       path, memo)))
-    return out
-
-
-def path_directories(files, euid):
-    """Every ``sys.path`` directory (but the script's) and every ``.pth`` path line's,
-    with who else may change it: :class:`PathDirectory` records."""
-    cache, seen, out = {}, set(), []
-    _facts, entries = layout.current(read_pth=True)
-    items = [(e.path, e.source, e.cls, e.exists) for e in entries
-             if e.cls != "script" and isinstance(e.path, str) and os.path.isabs(e.path)
-             and not (e.cls == "stdlib" and not e.exists)]
-    for f in files:
-        for line in f.lines:
-            if line.kind == "path" and line.runs is not False:
-                line.writers = startup_checks.writers(line.directory, euid, cache)
-                items.append((line.directory, f.path, "pth", line.exists))
-    for path, source, cls, exists in items:
-        key = pathfacts.real(path)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(PathDirectory(path, source, cls, exists,
-                                 startup_checks.writers(path or os.curdir, euid, cache)))
-    return out
-
-
-def collect():
-    """``check`` collector: the ``startup`` section and its findings."""
-    site = sys.modules.get("site")
-    pep829 = site is not None and pep829_site(site)
-    started = not sys.flags.no_site or startup_checks.STATIC is not None  # emulated
-    section = StartupSection(bool(site is not None and started), pep829)
-    if not section.site:
-        return "startup", section, []
-    section.user_site = (site_dirs(site)[0] if getattr(site, "ENABLE_USER_SITE", False)
-                         else None)
-    files = read_startup_files(site)
-    memo = startup_checks.LineMemo(private_cache.DIRECTORY)
-    judge(files, pep829, memo)
-    files += customize_files(site, memo)
-    startup_owners.assign_owners(files)
-    euid = os.geteuid() if hasattr(os, "geteuid") else None
-    section.path_directories = path_directories(files, euid)
-    section.files = files
-    found = findings(files, section.path_directories, euid, pep829, memo)
-    memo.save()
-    return "startup", section, found

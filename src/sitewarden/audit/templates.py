@@ -5,7 +5,7 @@ setuptools' namespace-package lines, virtualenv's, coverage's, sitewarden's own 
 code whose effect is known, so ``check`` says so instead of judging it.  Naming a file
 after one, or splicing a payload into its line, must buy nothing: a file is a template
 only when every line of it is the template's (whitespace runs normalised), and
-:mod:`.startup` further requires its owner to be verified and the module it imports to
+:mod:`.inventory` further requires its owner to be verified and the module it imports to
 be shipped, verified, by the same owner.  Imports nothing.
 """
 

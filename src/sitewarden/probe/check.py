@@ -11,13 +11,14 @@ in docs/check-schema.md and versioned by ``SCHEMA``.
 import sys
 
 from .. import __version__, pathfacts
-from . import layout, pathcheck, shadowscan, startup, startup_checks
-from .records import CheckReport, Finding, Interpreter, MarkerState
+from ..audit import inventory, line_checks
+from ..detect import layout, pathcheck, shadowscan
+from ..detect.records import CheckReport, Finding, Interpreter, MarkerState
 
 SCHEMA = 1
 
 #: One collector per section: each returns ``(section name, its record, [Finding])``.
-COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect, startup.collect)
+COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect, inventory.collect)
 
 
 def interpreter_facts():
@@ -33,7 +34,7 @@ def interpreter_facts():
             "ignore_environment": bool(sys.flags.ignore_environment),
             "no_user_site": bool(sys.flags.no_user_site),
             # -S of the static probe is its own: it describes a start with site
-            "no_site": bool(sys.flags.no_site) and startup_checks.STATIC is None,
+            "no_site": bool(sys.flags.no_site) and line_checks.STATIC is None,
             "safe_path": bool(getattr(sys.flags, "safe_path", False)),
         },
         sys_path=list(sys.path),

@@ -1,5 +1,5 @@
 """The records of ``check``'s ``startup`` section (``docs/check-schema.md``), made by
-:mod:`.startup` and :mod:`.startup_checks` in the probe: the section
+:mod:`.inventory` and :mod:`.line_checks` in the probe: the section
 (:class:`StartupSection`), its startup files, their lines and owners, the ``sys.path``
 directories and who else may change them.  :class:`.records.Record`'s, like every
 record; apart from the collectors so that the CLI reads them (``render_startup``)
@@ -8,7 +8,7 @@ without importing those.  Module level: ``os``.
 
 import os
 
-from .records import Record, _fields
+from ..detect.records import Record, _fields
 
 
 class Writers(Record):

@@ -7,15 +7,15 @@ runs, and :func:`emulate` rebuilds what a normal start would give (``sys.path``,
 ``site`` does it: ``removeduppaths``, ``venv`` (3.14+: the prefixes come from getpath),
 the user site, ``getsitepackages`` of the target's own ``site`` (a distribution's patch
 included), each directory's ``.pth`` files (3.15+: PEP 829's batch, ``.start`` files)
-read by :mod:`.startup_read`.  Code is recorded, never run: ``check``'s probe starts its
-target without ``site`` (:mod:`.static_check`) and describes this outcome.  Module level:
+read by :mod:`.reader`.  Code is recorded, never run: ``check``'s probe starts its
+target without ``site`` (:mod:`..probe.static_check`) and describes this outcome.  Module level:
 ``os``, ``sys`` and sitewarden's reader.
 """
 
 import os
 import sys
 
-from . import startup_checks, startup_read
+from . import line_checks, reader
 
 #: The note of every recorded piece of startup code.
 NOT_APPLIED = "runs code at startup: not applied"
@@ -50,8 +50,8 @@ class StaticSite:
     def apply(self):
         """Make this process look started normally (nothing run): ``sys.path``, the
         prefixes and ``site``'s globals, so code reading them sees a normal start; the
-        judges of startup code (:mod:`.startup_checks`) then know nothing ran."""
-        startup_checks.STATIC = self
+        judges of startup code (:mod:`.line_checks`) then know nothing ran."""
+        line_checks.STATIC = self
         sys.path[:] = self.full_path
         sys.prefix, sys.exec_prefix = self.prefix, self.exec_prefix
         sys._home = self.home
@@ -88,7 +88,7 @@ def emulate(site_module=None, path=None, path0=None):
         if not getattr(sys.flags, "safe_path", sys.flags.isolated) and path:
             s.path0 = path.pop(0)
     version = sys.version_info[:2]
-    r = _Run(site, s, startup_read, version)
+    r = _Run(site, s, reader, version)
     r.removeduppaths(path)
     r.venv()
     if s.enable_user_site is None:

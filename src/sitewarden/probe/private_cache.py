@@ -2,7 +2,7 @@
 
 What a probe learns that does not change from one check to the next is kept there: the
 index of dpkg's startup files (:mod:`.owners`), the verdicts on startup lines
-(:mod:`.startup_checks`).  A file is trusted only as far as the code beside it: read
+(:mod:`sitewarden.audit.line_checks`).  A file is trusted only as far as the code beside it: read
 only from a directory and a file this user owns and nobody else may write, never
 through a symbolic link; written whole, then renamed into place, so that a reader sees
 a whole file or the one before.  Values are kept as ``marshal`` data (:func:`load`,

@@ -17,8 +17,9 @@ the codec registry loads it (``zlib_codec``), only then.  Answers are kept per t
 import sys
 
 from .. import _swallowed
-from . import private_cache, startup_checks
-from .startup_checks import _ONLY_AST, _walk
+from ..probe import private_cache
+from . import line_checks
+from .line_checks import _ONLY_AST, _walk
 
 #: The capabilities that make startup code ``dangerous-startup-code`` (high), whoever owns it.
 DANGEROUS = ("decodes-and-executes", "starts-processes", "network", "reads-credentials")
@@ -534,9 +535,9 @@ def analyse(text):
 _SEEN = {}
 
 #: What :func:`analyse` answers for setuptools' ``distutils-precedence.pth`` line, which
-#: stock Debian systems run (``startup_checks.KNOWN_LINES``): no ``compile()`` for it.
+#: stock Debian systems run (``line_checks.KNOWN_LINES``): no ``compile()`` for it.
 #: ``tests/test_startup_capabilities.py`` holds the table to :func:`analyse`.
-KNOWN = {line: () for line in startup_checks.KNOWN_LINES}
+KNOWN = {line: () for line in line_checks.KNOWN_LINES}
 
 
 def dangerous(found):
@@ -560,7 +561,7 @@ def from_evidence(items):
 
 class Memo(private_cache.Memo):
     """:func:`analyse`'s answers kept from one check to the next in the probe's private
-    cache (:class:`.private_cache.Memo`, as :class:`.startup_checks.LineMemo` keeps line
+    cache (:class:`.private_cache.Memo`, as :class:`.line_checks.LineMemo` keeps line
     verdicts: a process's first ``compile()`` is costly)."""
 
     FORMAT = 1

@@ -12,9 +12,10 @@ import os
 import sys
 
 from .. import _swallowed
-from . import integrity, owners, private_cache, startup_checks, templates
-from .startup_read import READ_LIMIT, site_dirs
-from .startup_records import Owner
+from ..probe import private_cache
+from . import integrity, line_checks, owners, templates
+from .reader import READ_LIMIT, site_dirs
+from .records import Owner
 
 #: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
 SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"
@@ -118,7 +119,7 @@ def _template(f, dist):
     if not f.owner.trusted():
         return None
     for module in modules:
-        origin = startup_checks.module_origin(module)
+        origin = line_checks.module_origin(module)
         if not origin or _shipped(f, dist, origin) is not True:
             return None
     f.lookalike = None

@@ -12,7 +12,8 @@ import os
 import sys
 
 from .. import pathfacts
-from . import capabilities, private_cache, startup_checks
+from ..probe import private_cache
+from . import capabilities, line_checks
 
 
 def source(path):
@@ -34,7 +35,7 @@ def annotate(files, directory=None, lines=None):
     """Set ``capabilities`` and ``evidence`` of each startup line that runs code (an
     import line, with the modules it imports; an entry point: its module's file) and of
     each ``sitecustomize`` and ``usercustomize`` (the whole module); left None when there
-    are none.  ``lines``: the check's :class:`.startup_checks.LineMemo`."""
+    are none.  ``lines``: the check's :class:`.line_checks.LineMemo`."""
     memo = capabilities.Memo(directory)
     module_memo = ModuleMemo(directory)
     for f in files:
@@ -68,7 +69,7 @@ MAX_MODULES = 8
 
 
 def _line_imports(text, lines=None):
-    checks = lines.checks(text) if lines is not None else startup_checks.read_line(text)
+    checks = lines.checks(text) if lines is not None else line_checks.read_line(text)
     return checks if not isinstance(checks, str) else ()
 
 
@@ -81,7 +82,7 @@ def _modules_found(names, memo, modules):
     stdlib = pathfacts.stdlib_dir()
     while todo and len(seen) < MAX_MODULES:
         name, level = todo.pop(0)
-        origin = startup_checks.module_origin(name)
+        origin = line_checks.module_origin(name)
         if not origin or origin in seen or not origin.endswith(".py") or (
                 stdlib and origin.startswith(os.path.join(stdlib, "")) and
                 "-packages" not in origin[len(stdlib):]):
@@ -98,7 +99,7 @@ def _modules_found(names, memo, modules):
         if level == 0:
             site = _site_of(origin, name)
             todo.extend((sub, 1) for sub in imported
-                        if sub != name and _under(startup_checks.module_origin(sub), site))
+                        if sub != name and _under(line_checks.module_origin(sub), site))
     return tuple(out)
 
 
@@ -130,7 +131,7 @@ class ModuleMemo(private_cache.Memo):
     @staticmethod
     def answer(text):
         try:
-            tree = compile(text, "<module>", "exec", startup_checks._ONLY_AST,
+            tree = compile(text, "<module>", "exec", line_checks._ONLY_AST,
                            dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             tree = None
@@ -152,7 +153,7 @@ def _imported_names(tree):
     if tree is None:
         return set()
     names = set()
-    for node in startup_checks._walk(tree):
+    for node in line_checks._walk(tree):
         kind = type(node).__name__
         if kind == "Import":
             names.update(alias.name for alias in node.names)
@@ -173,14 +174,14 @@ def _merged(*founds):
 
 def not_applied(files):
     """Note each line that would change the import system when it runs: the emulated start
-    ``check`` describes (:mod:`.static_check`) leaves it out.  An editable install's finder
+    ``check`` describes (:mod:`..probe.static_check`) leaves it out.  An editable install's finder
     line names the mapping its finder module holds (read from its syntax tree)."""
     for f in files:
         for line in f.executable():
             what = None
             if f.template == "editable install finder":
                 module = line.text[len("import "):].partition(";")[0].strip()
-                mapping = MAPPINGS.get(startup_checks.module_origin(module)) or {}
+                mapping = MAPPINGS.get(line_checks.module_origin(module)) or {}
                 what = "installs a finder for %s" % (", ".join(
                     "%s -> %s" % item for item in sorted(mapping.items())) or "its modules")
             else:

@@ -14,12 +14,12 @@ cannot see: an attacker who rewrites the record too (as ``debsums`` cannot).  Ru
 import os
 import sys
 
-from . import private_cache
+from ..probe import private_cache
 from .owners import DPKG_INFO, read_list
 
 #: dpkg's status file: the ``Conffiles:`` field of each package (`` /etc/x <md5>``).
 DPKG_STATUS = "/var/lib/dpkg/status"
-#: Larger files are not hashed (``startup_read.READ_LIMIT``: check does not read them):
+#: Larger files are not hashed (``reader.READ_LIMIT``: check does not read them):
 #: their claim stays unverified.
 HASH_LIMIT = 1 << 20
 TOO_LARGE = "%d bytes, more than check hashes"

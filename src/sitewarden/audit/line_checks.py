@@ -1,6 +1,6 @@
 """Judging startup code without running it, and who may write a ``sys.path`` directory.
 
-Used by :mod:`.startup` in the probe.  ``check``'s probe starts its target without
+Used by :mod:`.inventory` in the probe.  ``check``'s probe starts its target without
 ``site`` (:data:`STATIC`: the start it describes, emulated): an import line naming a
 module that no finder on ``sys.meta_path`` finds fails (``ModuleNotFoundError``, as
 ``site`` prints it), one that does not compile fails with its ``SyntaxError``; what a
@@ -16,13 +16,13 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from . import private_cache
-from .startup_records import Writers
+from ..probe import private_cache
+from .records import Writers
 
 _W_OTHERS, _W_GROUP, _STICKY = 0o002, 0o020, 0o1000
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
 
-#: The emulated normal start this process describes (a ``static_site.StaticSite``, set by
+#: The emulated normal start this process describes (a ``site_emulation.StaticSite``, set by
 #: its ``apply()``), or None: this process was started normally.  Statically, no module
 #: of ``sys.modules`` tells what a start imported: they are the probe's own.
 STATIC = None

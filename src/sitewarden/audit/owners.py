@@ -21,7 +21,8 @@ Module level: ``os``, ``sys`` and sitewarden's own modules.
 
 import os
 
-from . import distinfo, private_cache
+from ..detect import distinfo
+from ..probe import private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
 DPKG_INFO = "/var/lib/dpkg/info"

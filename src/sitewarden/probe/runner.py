@@ -53,8 +53,8 @@ def facts():
     """Install-relevant facts of this interpreter: a :class:`~.records.ProbeFacts`."""
     import site  # not at module level: the probe imports the standard library
 
-    from ..guard import marker  # (and its own modules) only once _stdlib_first is in place
-    from .records import MarkerState, ProbeFacts  # likewise
+    from ..detect.records import MarkerState, ProbeFacts  # (and sitewarden's own modules)
+    from ..guard import marker  # likewise: only once _stdlib_first is in place
 
     # A start with site reads pyvenv.cfg and sets sys.prefix (site.venv); the -S facts
     # probe sees the base's prefix, and asks the same file.
@@ -101,14 +101,14 @@ def facts():
 _STDLIB_NAMES = ("_stdlib_names",) if sys.version_info < (3, 10) else ()
 _RUNTIME = {
     "facts": ("guard.marker", "detect.records", "pathfacts") + _STDLIB_NAMES,
-    "check": ("guard.marker", "detect.check", "detect.layout", "detect.pathcheck",
+    "check": ("guard.marker", "probe.check", "detect.layout", "detect.pathcheck",
               "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
               "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
-              "detect.startup", "detect.startup_read", "detect.startup_checks",
-              "detect.startup_records", "detect.startup_owners", "detect.startup_analysis",
-              "detect.templates", "detect.capabilities", "detect.owners",
-              "detect.integrity", "detect.private_cache", "detect.static_site",
-              "detect.static_check", "pathfacts") + _STDLIB_NAMES,
+              "audit.inventory", "audit.findings", "audit.reader", "audit.line_checks",
+              "audit.records", "audit.provenance", "audit.analysis",
+              "audit.templates", "audit.capabilities", "audit.owners",
+              "audit.integrity", "probe.private_cache", "audit.site_emulation",
+              "probe.static_check", "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
 _RUNTIME["shadows"] = _RUNTIME["check"]
@@ -454,11 +454,11 @@ sys.path.insert(0, payload)
 # The payload is the CLI's private cache: its bytecode is written there once, even
 # under PYTHONDONTWRITEBYTECODE (these modules import only os and sys).
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
-import sitewarden.detect.probe
+import sitewarden.probe.runner
 sys.dont_write_bytecode = _dont_write
 sys.path.remove(payload)
-sitewarden.detect.probe.main(None, startup, report_fd, payload)
-sitewarden.detect.probe.exit_without_teardown(0)
+sitewarden.probe.runner.main(None, startup, report_fd, payload)
+sitewarden.probe.runner.exit_without_teardown(0)
 """
 
 #: Run by the CLI in the target as ``-S -c STATIC_BOOTSTRAP <payload dir> static [<report
@@ -481,11 +481,11 @@ for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base
 stdlib = [e for e in path if e in _std] or path[-3:]
 sys.path[:] = [payload] + stdlib
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, sys.argv[1] in ('report', 'shadows')
-import sitewarden.detect.probe
+import sitewarden.probe.runner
 sys.dont_write_bytecode = _dont_write
 sys.path[:] = stdlib
-sitewarden.detect.probe.main(None, None, report_fd, payload, (path, path0))
-sitewarden.detect.probe.exit_without_teardown(0)
+sitewarden.probe.runner.main(None, None, report_fd, payload, (path, path0))
+sitewarden.probe.runner.exit_without_teardown(0)
 """
 
 #: Run in the target with a normal start, as ``-c STATUS_SCRIPT [<report fd>]``: is the
