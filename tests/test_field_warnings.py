@@ -421,6 +421,28 @@ def test_standard_filters_silence_warnings_without_invalid_option_noise(guarded_
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
 
+@rotated()
+def test_debug_says_which_setting_or_file_silenced_a_warning(guarded_target):
+    """``SITEWARDEN_DEBUG=1`` explains a warning that did not come: the setting, or the
+    silence file and its line, that silenced it; without it, nothing is printed."""
+    t = guarded_target
+    t.add_shadowed(["swr_shadowed"])
+    debug = {"SITEWARDEN_DEBUG": "1"}
+    proc = t.python("-c", "import swr_shadowed", env={**debug, "SITEWARDEN_SILENCE": "shadow"})
+    assert "sitewarden: debug: shadow warnings are off in this process: silenced by " \
+        "SITEWARDEN_SILENCE=shadow" in proc.stderr, proc.stderr
+    proc = t.python("-c", "import swr_shadowed",
+                    env={**debug, "SITEWARDEN_SILENCE": "shadow:swr_shadowed"})
+    assert "silenced by shadow:swr_shadowed in SITEWARDEN_SILENCE" in proc.stderr, proc.stderr
+    silence = "%s/sitewarden.silence" % t.local_dir
+    t.put(silence, data=b"shadow:swr_shadowed\n")
+    proc = t.python("-c", "import swr_shadowed", env=debug)
+    assert "silenced by shadow:swr_shadowed in %s" % silence in proc.stderr, proc.stderr
+    assert warnings_of(proc) == []
+    proc = t.python("-c", "import swr_shadowed")
+    assert proc.returncode == 0 and "debug" not in proc.stderr and warnings_of(proc) == []
+
+
 @rotated("bare_target")
 def test_uninstall_takes_the_options_install_took(bare_target):
     t = bare_target

@@ -35,6 +35,12 @@ def started(finder):
         from .settings import silenced_kinds  # only when a silence is asked for
 
         quiet = silenced_kinds()
+        if quiet and os.environ.get("SITEWARDEN_DEBUG"):
+            from .failopen import tell  # only when asked why warnings do not come
+
+            for kind in sorted(quiet):
+                tell("%s warnings are off in this process: silenced by SITEWARDEN_SILENCE=%s"
+                     % (kind, os.environ["SITEWARDEN_SILENCE"]))
     from .pathfacts import module_suffixes  # startup module: os and sys only at module level
 
     suffixes = module_suffixes()

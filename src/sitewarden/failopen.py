@@ -63,6 +63,16 @@ def swallowed(skipped, depth=1):
                      % (where, describe(exc), skipped))
 
 
+def tell(what):
+    """Say ``what`` on stderr once per process when ``SITEWARDEN_DEBUG=1`` asks: why
+    something the user may expect did not happen, though nothing failed (a warning
+    silenced by a setting or a silence file).  Not in strict mode: nothing failed."""
+    if mode() != "print" or what in _told:
+        return
+    _told.add(what)
+    sys.stderr.write("sitewarden: debug: %s\n" % (what,))
+
+
 def describe(exc):
     """``Type: first line of the message`` (the type alone for an empty message)."""
     if exc is None:

@@ -189,18 +189,22 @@ def _acknowledged_in_files():
 
 
 def silenced(kind, key=None, environ=None):
-    """Is this warning (``kind`` ``shadow`` or ``path``; ``key`` its module name for a
-    shadow) silenced, by ``SITEWARDEN_SILENCE`` or by a silence file?  Called when a
+    """What silences this warning (``kind`` ``shadow`` or ``path``; ``key`` its module
+    name for a shadow), as words for the debug channel (``SITEWARDEN_SILENCE=path``,
+    ``shadow:yaml in /etc/sitewarden/silence``), or None: it is shown.  Called when a
     warning is due; never affects blocks."""
     environ = os.environ if environ is None else environ
-    kinds, names, _unknown = parse_silence(environ.get("SITEWARDEN_SILENCE", ""))
+    value = environ.get("SITEWARDEN_SILENCE", "")
+    kinds, names, _unknown = parse_silence(value)
     if kind in kinds:
-        return True
+        return "SITEWARDEN_SILENCE=%s" % value
     if kind != "shadow" or not isinstance(key, str):
-        return False
-    if matches(key, names):
-        return True
-    return matches(key, [name for name, _path in _acknowledged_in_files()])
+        return None
+    found = [n for n in names if matches(key, [n])]
+    if found:
+        return "shadow:%s in SITEWARDEN_SILENCE" % found[0]
+    found = [(n, path) for n, path in _acknowledged_in_files() if matches(key, [n])]
+    return "shadow:%s in %s" % found[0] if found else None
 
 
 def acknowledgements(site_dirs, environ=None):

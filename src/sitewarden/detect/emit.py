@@ -88,7 +88,14 @@ def emit(kind, key, message, category_name, where=None):
     not importable yet)."""
     from .. import settings  # not at module level: a name that shadows nothing never warns
 
-    if settings.silenced(kind, key) or not claim((kind, key)):
+    why = settings.silenced(kind, key)
+    if why:
+        if claim(("silenced", kind, key)):
+            from .. import failopen  # only for a silenced warning: says why under DEBUG
+
+            failopen.tell("%s about %r not shown: silenced by %s" % (category_name, key, why))
+        return False
+    if not claim((kind, key)):
         return False
     import warnings  # only once a warning is due (not when silenced)
 
