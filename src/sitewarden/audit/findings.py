@@ -118,7 +118,16 @@ _SPECIAL = {
                                  "file: one without end (/dev/zero, /dev/urandom) makes it hang "
                                  "or fail, a terminal makes it wait for input"),
     "block device": ("high", "every start of this interpreter reads the whole device"),
-    "socket": ("info", "site cannot open it and skips it")}
+    "socket": ("info", "site cannot open it and skips it"),
+    "pseudo file": ("high", "its content is made at each read (/proc, /sys: "
+                            "/proc/self/environ is each process's environment), and every "
+                            "start of this interpreter runs the lines its own process reads "
+                            "there that start with 'import '"),
+    "directory": ("info", "site cannot open it and skips it"),
+    "symlink loop": ("info", "site cannot open it and skips it"),
+    "broken symlink": ("info", "site cannot open it and skips it, until its target exists"),
+    "unreadable": ("medium", "check cannot read it: a start that cannot either skips it, a "
+                             "start by a user who can (root) runs what it holds, unjudged")}
 
 
 def _file_finding(f):
@@ -132,8 +141,9 @@ def _file_finding(f):
                 severity, does = "info", "/dev/null: site reads it as an empty file, nothing runs"
         except (OSError, ValueError):
             pass
-        return Finding("startup-file-special", severity, "%s is a %s (check never reads it): %s"
-                       % (f.path, f.file_type, does), file=f.path, file_type=f.file_type)
+        return Finding("startup-file-special", severity, "%s is a %s (check shows none of its "
+                       "lines): %s" % (f.path, f.file_type, does), file=f.path,
+                       file_type=f.file_type)
     if f.decode_error and (f.error or f.kind == "start"):
         return Finding("startup-file-undecodable", "high" if f.error else "medium",
                        "%s cannot be decoded as site reads it (%s): %s; %s" % (

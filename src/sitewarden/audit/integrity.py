@@ -14,7 +14,7 @@ cannot see: an attacker who rewrites the record too (as ``debsums`` cannot).  Ru
 import os
 import sys
 
-from ..probe import private_cache
+from . import reader
 from .owners import DPKG_INFO, read_list
 
 #: dpkg's status file: the ``Conffiles:`` field of each package (`` /etc/x <md5>``).
@@ -76,26 +76,9 @@ def _urlsafe(digest):
 
 def _content(path):
     """``(bytes, None)`` of the regular file at ``path`` (links followed), or ``(None,
-    why)``: never blocks (``O_NONBLOCK``, checked again on the descriptor), never reads
-    more than :data:`HASH_LIMIT`."""
-    try:
-        if (os.stat(path).st_mode & 0o170000) != 0o100000:
-            return None, "not a regular file"  # a device is never opened
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError) as exc:
-        return None, "cannot be read (%s)" % (getattr(exc, "strerror", None) or exc)
-    try:
-        st = os.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000:
-            return None, "not a regular file"
-        if st.st_size > HASH_LIMIT:
-            return None, TOO_LARGE % st.st_size
-        return private_cache.read_fd(fd)[:HASH_LIMIT + 1], None
-    except OSError as exc:
-        return None, "cannot be read (%s)" % (exc.strerror or exc)
-    finally:
-        os.close(fd)
+    why)``: read by the startup files' one reader, once per check, never blocking, never
+    more than :data:`HASH_LIMIT` (:data:`.reader.READ_LIMIT`)."""
+    return reader.read_bytes(path, TOO_LARGE)
 
 
 _md5sums = {}  # .md5sums path -> its bytes, for this check (one probe process)

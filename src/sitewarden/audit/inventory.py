@@ -22,6 +22,7 @@ import sys
 
 from .. import pathfacts
 from ..detect import layout
+from ..detect.records import Finding
 from ..probe import private_cache
 from . import line_checks, provenance
 from .findings import findings
@@ -83,7 +84,8 @@ def customize_files(site, memo=None):
 
 def path_directories(files, euid):
     """Every ``sys.path`` directory (but the script's) and every ``.pth`` path line's,
-    with who else may change it: :class:`PathDirectory` records."""
+    with who else may change it: :class:`PathDirectory` records (not a line holding a
+    NUL byte: no directory has that name)."""
     cache, seen, out = {}, set(), []
     _facts, entries = layout.current(read_pth=True)
     items = [(e.path, e.source, e.cls, e.exists) for e in entries
@@ -91,7 +93,7 @@ def path_directories(files, euid):
              and not (e.cls == "stdlib" and not e.exists)]
     for f in files:
         for line in f.lines:
-            if line.kind == "path" and line.runs is not False:
+            if line.kind == "path" and line.runs is not False and "\0" not in line.directory:
                 line.writers = line_checks.writers(line.directory, euid, cache)
                 items.append((line.directory, f.path, "pth", line.exists))
     for path, source, cls, exists in items:
@@ -102,6 +104,19 @@ def path_directories(files, euid):
         out.append(PathDirectory(path, source, cls, exists,
                                  line_checks.writers(path or os.curdir, euid, cache)))
     return out
+
+
+def odd_names(files):
+    """``startup-file-odd-name``: a ``.pth`` or ``.start`` file whose name holds a line
+    break, another control character or bytes that are not UTF-8 (``surrogateescape``):
+    made to forge a report's lines or hide from a listing; ``site`` reads it as any other."""
+    return [Finding(
+        "startup-file-odd-name", "medium",
+        "%s has a name holding control characters or bytes that are not UTF-8 (%r): site "
+        "reads it like any other .%s file at every start of this interpreter; such a name "
+        "is made to hide from listings or forge report lines: find out who put it there" % (
+            f.path, os.path.basename(f.path), f.kind), file=f.path)
+        for f in files if f.kind in ("pth", "start") and not os.path.basename(f.path).isprintable()]
 
 
 def collect():
@@ -122,6 +137,6 @@ def collect():
     euid = os.geteuid() if hasattr(os, "geteuid") else None
     section.path_directories = path_directories(files, euid)
     section.files = files
-    found = findings(files, section.path_directories, euid, pep829, memo)
+    found = findings(files, section.path_directories, euid, pep829, memo) + odd_names(files)
     memo.save()
     return "startup", section, found

@@ -50,39 +50,160 @@ def site_dirs(site):
 READ_LIMIT = 1 << 20
 #: ``StartupFile.file_type`` by the type bits of ``st_mode`` (``stat`` not imported).
 _FILE_TYPES = {0o010000: "fifo", 0o140000: "socket", 0o020000: "character device",
-               0o060000: "block device"}
+               0o060000: "block device", 0o040000: "directory"}
 _S_IFMT, _S_IFREG = 0o170000, 0o100000
+#: The ``file_type`` of what ``site`` cannot open and skips (``check`` names it); a
+#: socket too, though the emulated start reports it (a start that reads it fails).
+UNOPENED = ("directory", "unreadable", "symlink loop", "broken symlink")
+_ELOOP = 40 if sys.platform.startswith("linux") else 62  # errno not imported
+
+#: The ``file_type`` of a file its size says empty but that reads as text (``/proc``,
+#: ``/sys``): what each process reads there is its own (``/proc/self/environ``: its
+#: environment), so its lines are not this check's to show (nor its environment).
+PSEUDO = "pseudo file"
+
+#: Every read of this probe run: ``{path: (bytes or None, facts, why)}`` and
+#: ``{(path, version, start): (lines, facts)}``: a file is read once per ``check``
+#: whoever asks (the emulated start, the inventory, the shadow scan, the owners' hashes).
+#: Kept only in a probe run (:func:`reset` starts one): the runtime reads again each time.
+_READS = {}
+_IN_RUN = []
+#: Whether a ``site`` skips dot files, by its file: its source read once per process.
+_DOTS = {}
 
 
-def _read_lines(path, version, start=False):
-    """``(lines, facts)`` of a startup file as ``site`` of ``version`` reads it (``start``:
-    a ``.start`` file), never blocking, never past :data:`READ_LIMIT`; None when ``site``
-    cannot open it either (it skips it).  ``facts``: ``file_type`` (a FIFO, socket or
-    device, by ``stat``: never opened), ``size``, ``decode_error``; ``lines`` None: not
-    read.  A regular file is opened ``O_NONBLOCK`` and checked again on its descriptor."""
-    facts = dict(file_type=None, size=None, decode_error=None)
+class Facts:
+    """What reading a startup file found besides its lines (a :class:`StartupFile`'s):
+    ``file_type`` (not read as lines), ``size`` (over the limit), ``decode_error``."""
+
+    __slots__ = ("file_type", "size", "decode_error")
+
+    def __init__(self, file_type=None, size=None, decode_error=None):
+        self.file_type, self.size, self.decode_error = file_type, size, decode_error
+
+    def fields(self):
+        """The keyword arguments of a :class:`StartupFile`."""
+        return dict(file_type=self.file_type, size=self.size, decode_error=self.decode_error)
+
+
+def reset():
+    """Forget every read and keep the next ones: a new probe run (the emulated start,
+    :func:`..site_emulation.emulate`, begins each static ``check``)."""
+    _READS.clear()
+    _IN_RUN[:] = [True]
+
+
+def _kept(key, make):
+    try:
+        return _READS[key]
+    except KeyError:
+        pass
+    found = make()
+    if _IN_RUN:
+        _READS[key] = found
+    return found
+
+
+def read_file(path, version=None, start=False):
+    """``(lines, facts)`` of the startup file ``path`` as ``site`` of ``version`` (default:
+    this interpreter's) reads it (``start``: a ``.start`` file), read once per probe run,
+    or None where it is gone (``site`` finds nothing there either).  Never blocks, never
+    reads past :data:`READ_LIMIT`, never raises.  ``facts`` (:class:`Facts`):
+    ``file_type`` (a FIFO, socket or device, never opened; one of :data:`UNOPENED`, which
+    ``site`` skips; a :data:`PSEUDO` file, read, not shown), ``size`` (over the limit),
+    ``decode_error``; ``lines`` None: not read.  The lines are shared: not to be changed."""
+    version = tuple(version or sys.version_info[:2])
+    return _kept((path, version, bool(start)), lambda: _lines(path, version, start))
+
+
+def read_bytes(path, too_large="%d bytes"):
+    """``(bytes, None)`` of the regular file at ``path`` (links followed; at most
+    :data:`READ_LIMIT`), read once per probe run with its lines, or ``(None, why)``: a
+    FIFO, device, socket, directory, pseudo file (``not a regular file``), one that
+    cannot be read (``cannot be read (<reason>)``), one over the limit (``too_large`` of
+    its size).  What hashes a startup file reads it here."""
+    raw = _raw(path)
+    if raw is None:
+        return None, "cannot be read (No such file or directory)"
+    data, facts, why = raw
+    if data is not None:
+        return data, None
+    if facts.size is not None:
+        return None, too_large % facts.size
+    return None, why or "not a regular file"
+
+
+def _lines(path, version, start):
+    raw = _raw(path)
+    if raw is None:
+        return None
+    data, facts, _why = raw
+    facts, lines = Facts(facts.file_type, facts.size), None
+    if data is not None:
+        try:
+            lines, facts.decode_error = (_text_lines(data, version) if version < (3, 13)
+                                            else _decode(data, start))
+        except (ValueError, LookupError) as exc:  # never seen: said
+            _swallowed("decoding %r (%s)" % (path, _error_text(exc)))
+            lines = []
+    return lines, facts
+
+
+def _raw(path):
+    """``(bytes or None, facts, why)`` of ``path``, kept for the probe run, or None
+    (nothing there): never raises."""
+    def make():
+        try:
+            return _read_raw(path)
+        except (OSError, ValueError) as exc:  # never seen: said
+            _swallowed("reading %r (%s)" % (path, _error_text(exc)))
+            return None, Facts("unreadable"), \
+                "cannot be read (%s)" % _error_text(exc)
+    return _kept(path, make)
+
+
+def _unopened(path, exc):
+    """The ``file_type`` of a path ``site`` cannot open (``exc``: what ``os`` raised),
+    or None: nothing there (gone since the listing; a name holding a NUL)."""
+    errno = getattr(exc, "errno", None)
+    if errno == _ELOOP:
+        return "symlink loop"
+    if errno == 2:  # ENOENT: a link to nothing, or a file removed since the listing
+        return "broken symlink" if os.path.islink(path) else None
+    return "unreadable" if isinstance(exc, OSError) else None
+
+
+def _read_raw(path):
+    """``(bytes or None, facts, why)`` of a startup file, or None (nothing there).  A
+    regular file is opened ``O_NONBLOCK`` and checked again on its descriptor, then read
+    up to :data:`READ_LIMIT` whatever its size says (``/proc``); a FIFO, socket, device
+    or directory is never opened."""
+    facts = Facts()
     try:
         kind = os.stat(path).st_mode & _S_IFMT
         fd = None if kind in _FILE_TYPES else os.open(path, os.O_RDONLY | getattr(
             os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
-    except (OSError, ValueError):
-        return None
+    except (OSError, ValueError) as exc:
+        facts.file_type = _unopened(path, exc)
+        why = "cannot be read (%s)" % (getattr(exc, "strerror", None) or exc)
+        return (None, facts, why) if facts.file_type else None
     try:
         if fd is not None:
             st = os.fstat(fd)
             kind = st.st_mode & _S_IFMT
-        if kind in _FILE_TYPES:
-            facts["file_type"] = _FILE_TYPES[kind]
-            return None, facts
-        if kind != _S_IFREG:  # a directory: site cannot open it
-            return None
-        lines, facts["decode_error"] = (None, None) if st.st_size > READ_LIMIT else (
-            _text_lines(fd, version) if version < (3, 13) else _decode(_read_all(fd), start))
-        if lines is None:  # over the limit (or grown past it since the fstat)
-            facts["size"] = max(st.st_size, os.fstat(fd).st_size, READ_LIMIT + 1)
-        return lines, facts
-    except OSError:  # a read error (a file that would block): skipped
-        return None
+        if kind != _S_IFREG:
+            facts.file_type = _FILE_TYPES.get(kind, "unreadable")
+            return None, facts, "not a regular file"
+        data = None if st.st_size > READ_LIMIT else _read_all(fd)
+        if data is None:  # over the limit (or grown past it since the fstat)
+            facts.size = max(st.st_size, os.fstat(fd).st_size, READ_LIMIT + 1)
+        elif data and not st.st_size:  # /proc, /sys: made at each read, by the reader
+            facts.file_type = PSEUDO
+            return None, facts, "not a regular file"
+        return data, facts, None
+    except OSError as exc:  # a read error (EIO, a file that would block): site fails too
+        facts.file_type = "unreadable"
+        return None, facts, "cannot be read (%s)" % (exc.strerror or exc)
     finally:
         if fd is not None:
             os.close(fd)
@@ -110,9 +231,7 @@ def _decode(data, start=False):
     ``_read_pthstart_file``): ``utf-8-sig``, else (not a ``.start``) the locale's encoding
     (``locale.getencoding()``), strict; ``str.splitlines()``, which also splits at
     ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``.  ``error``: what
-    it raises (the start fails; a ``.start`` is skipped).  ``data`` None: over the limit."""
-    if data is None:
-        return None, None
+    it raises (the start fails; a ``.start`` is skipped)."""
     try:  # utf-8-sig, without the codec registry (3.13.0 -S in a deleted directory: broken)
         text = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -139,23 +258,20 @@ def _sig_error(data, exc):
     return exc
 
 
-def _text_lines(fd, version):
+def _text_lines(data, version):
     """``(lines, error)`` as 3.8-3.12's ``addpackage`` reads them, iterating
     ``io.TextIOWrapper(io.open_code(path))`` (3.10+: ``encoding="locale"``, the locale's
     even in UTF-8 mode from 3.11): strict, universal newlines (lines end at ``\\n``,
     ``\\r``, ``\\r\\n`` only; a BOM stays), decoded chunk by chunk: an error ends the start
-    after the lines of the chunks before.  ``open(fd)`` here does the same."""
-    lines, total = [], 0
+    after the lines of the chunks before.  The same wrapper over the bytes does the same."""
+    io = sys.modules["io"]  # loaded at every start (open() is io.open): nothing imported
+
+    lines = []
     try:
-        with open(fd, closefd=False, **({"encoding": "locale"} if version >= (3, 10)
-                                        and sys.version_info >= (3, 10) else {})) as f:
-            line = f.readline(READ_LIMIT + 1)
-            while line:
-                total += len(line)
-                if total > READ_LIMIT:  # it grew since the fstat
-                    return None, None
+        with io.TextIOWrapper(io.BytesIO(data), **({"encoding": "locale"} if version >= (
+                3, 10) and sys.version_info >= (3, 10) else {})) as f:
+            for line in f:
                 lines.append(line[:-1] if line.endswith("\n") else line)
-                line = f.readline(READ_LIMIT + 1 - total)
     except (UnicodeError, LookupError) as exc:
         return lines, _error_text(exc)
     return lines, None
@@ -174,12 +290,44 @@ def _locale_encoding():
 
 
 def _skips_dot_files(site):
-    """Does this ``site`` skip ``.pth`` names starting with a dot (3.13, and backports)?"""
-    try:
-        with open(site.__file__, encoding="utf-8") as f:
-            return 'startswith(".")' in f.read()
-    except (OSError, TypeError, AttributeError, UnicodeDecodeError):  # no source: by version
-        return sys.version_info >= (3, 13)
+    """Does this ``site`` skip ``.pth`` names starting with a dot (3.13, and backports)?
+    Its source is read once per process."""
+    key = getattr(site, "__file__", None)
+    if key not in _DOTS:
+        try:
+            with open(site.__file__, encoding="utf-8") as f:
+                _DOTS[key] = 'startswith(".")' in f.read()
+        except (OSError, TypeError, AttributeError, UnicodeDecodeError):  # no source
+            _DOTS[key] = sys.version_info >= (3, 13)
+    return _DOTS[key]
+
+
+def pth_names(names, skips_dots):
+    """The ``.pth`` names of a directory listing, in the order ``site`` reads them."""
+    return sorted(n for n in names if n.endswith(".pth") and not (skips_dots and n[:1] == "."))
+
+
+def pth_files(site_dirs, site=None):
+    """``[(path, lines)]``: the ``.pth`` files of ``site_dirs`` that this interpreter's
+    ``site`` reads, in its order, each with its lines classified (:class:`StartupLine`:
+    ``path`` lines with their ``directory``, ``import`` lines), read by :func:`read_file`
+    (once per probe run); files with no lines left out."""
+    site = site if site is not None else sys.modules.get("site")
+    version = tuple(sys.version_info[:2])
+    pep829 = site is not None and pep829_site(site)
+    dots = _skips_dot_files(site) if site is not None else version >= (3, 13)
+    out = []
+    for sitedir in site_dirs:
+        try:
+            names = os.listdir(sitedir)
+        except (OSError, TypeError, ValueError):
+            continue
+        for name in pth_names(names, dots):
+            path = os.path.join(sitedir, name)
+            found = read_file(path, version)
+            if found is not None and found[0]:
+                out.append((path, _pth_lines(sitedir, found[0], pep829, version, None, set())))
+    return out
 
 
 def read_startup_files(site, version=None):
@@ -209,16 +357,16 @@ def _read_dir(sitedir, state, started_by=None):
         names = os.listdir(sitedir)
     except OSError:
         return []
-    pths = sorted(n for n in names if n.endswith(".pth") and not (dots and n[:1] == "."))
+    pths = pth_names(names, dots)
     starts = sorted(n for n in names if pep829 and n.endswith(".start") and n[:1] != ".")
     files, start_files, start_paths = [], [], set()
     for name in starts:
         path = os.path.join(sitedir, name)
-        read = _read_lines(path, version, start=True)
+        read = read_file(path, version, start=True)
         if read is None:
             continue
         lines, facts = read
-        if not (facts["decode_error"] or facts["file_type"]):
+        if not (facts.decode_error or facts.file_type):
             start_paths.add(path)  # site read it: it turns off its .pth's import lines
         out = []
         for n, line in enumerate(lines or (), 1):
@@ -227,10 +375,10 @@ def _read_dir(sitedir, state, started_by=None):
                 out.append(StartupLine(n, line, "comment" if line.startswith("#")
                                        else "entry-point", runs=not line.startswith("#")))
         start_files.append(StartupFile(path, "start", sitedir, out, realpath=real_file(path),
-                                       started_by=started_by, **facts))
+                                       started_by=started_by, **facts.fields()))
     for name in pths:
         path = os.path.join(sitedir, name)
-        read = _read_lines(path, version)
+        read = read_file(path, version)
         if read is None:
             continue
         lines, facts = read
@@ -239,7 +387,7 @@ def _read_dir(sitedir, state, started_by=None):
         f = StartupFile(path, "pth", sitedir,
                         _pth_lines(sitedir, lines or (), pep829, version, disabled, known),
                         disabled_by=disabled, realpath=real_file(path),
-                        error=facts["decode_error"], started_by=started_by, **facts)
+                        error=facts.decode_error, started_by=started_by, **facts.fields())
         files.append(f)
         files.extend(_added_dirs(f, state))
     return files + start_files
@@ -296,6 +444,11 @@ def real_file(path):
     return os.path.join(pathfacts.real(head), tail)
 
 
+#: The note of a path line holding a NUL byte (``/proc/self/environ`` linked as a ``.pth``).
+NUL_NOTE = ("holds a NUL byte: no such directory can exist, site adds nothing for it "
+            "(os.path.exists() says False; 3.15+ prints that it does not exist)")
+
+
 def _pth_lines(sitedir, lines, pep829, version, disabled, known):
     out = []
     for n, raw in enumerate(lines, 1):
@@ -312,13 +465,10 @@ def _pth_lines(sitedir, lines, pep829, version, disabled, known):
             out.append(StartupLine(n, line, "import", runs=runs, note=note))
             continue
         directory = os.path.abspath(os.path.join(sitedir, line.rstrip()))
-        try:
-            exists = os.path.exists(directory)
-        except (TypeError, ValueError):  # a NUL in the line
-            exists = False
-        note = None
+        nul = "\0" in directory  # os.path.exists() says False, as site's does (3.8+)
+        exists, note = (False, NUL_NOTE) if nul else (os.path.exists(directory), None)
         key = os.path.normcase(directory)
-        if key in known:
+        if key in known and note is None:
             note = "already on sys.path"
         known.add(key)
         out.append(StartupLine(n, line, "path", directory, exists, note=note))

@@ -87,34 +87,36 @@ def emulate(site_module=None, path=None, path0=None):
         # the script's directory ('' for -c) comes after site, unless -P (or -I) says none
         if not getattr(sys.flags, "safe_path", sys.flags.isolated) and path:
             s.path0 = path.pop(0)
+    reader.reset()  # a new probe run: each startup file read once from here on
     version = sys.version_info[:2]
-    r = _Run(site, s, reader, version)
+    files = _Files(site, s, version)
+    r = _Start(site, s, version, files)
     r.removeduppaths(path)
     r.venv()
     if s.enable_user_site is None:
         s.enable_user_site = site.check_enableusersite()
     r.user_site()
     r.site_packages()
-    r.finish()
+    files.finish()
     _customize(s)
     return s
 
 
-class _Run:
-    """One emulated ``site.main()``: the ``known_paths`` of 3.8-3.14, the batch of 3.15+."""
+def _error(s, path, error):
+    """What a normal start reports about ``path`` (or dies of): ``error``, a text or an
+    exception."""
+    if not isinstance(error, str):
+        error = "%s: %s" % (type(error).__name__, error)
+    s.errors.append({"file": path, "error": error})
 
-    def __init__(self, site, s, reader, version):
-        self.site, self.s, self.reader, self.version = site, s, reader, version
-        self.pep829 = reader.pep829_site(site)
-        self.dots = reader._skips_dot_files(site)
-        # 3.13+ site skips files flagged hidden, where a stat has the flags (BSD, Windows)
-        self.hidden = version >= (3, 13) and (hasattr(os.stat_result, "st_flags") or hasattr(
-            os.stat_result, "st_file_attributes"))
-        self.known = set()
-        self.processed = set()  # 3.15+: the site directories read in this batch
-        self.entries = []  # 3.15+: [file or None, directory], appended by finish()
-        self.imports = {}  # 3.15+: .pth path -> its import line records
-        self.starts = {}  # 3.15+: .start path -> its entry point records
+
+class _Start:
+    """One emulated ``site.main()`` up to its site directories: ``removeduppaths``, the
+    venv's ``pyvenv.cfg`` and prefixes, the user site, ``getsitepackages``; each site
+    directory's files go to :class:`_Files`."""
+
+    def __init__(self, site, s, version, files):
+        self.site, self.s, self.version, self.files = site, s, version, files
         s.enable_user_site = site.ENABLE_USER_SITE  # None, unless someone set it
         s.prefixes = list(site.PREFIXES)
         s.prefix, s.exec_prefix = sys.prefix, sys.exec_prefix
@@ -128,8 +130,8 @@ class _Run:
             if case not in known:
                 self.s.path.append(entry)
                 known.add(case)
-        if not self.pep829:
-            self.known = known
+        if not self.files.pep829:
+            self.files.known = known
 
     def venv(self):
         """``pyvenv.cfg`` beside the executable or one up: the venv's site directories
@@ -145,25 +147,13 @@ class _Run:
                              os.path.join(site_prefix, "pyvenv.cfg")) if os.path.isfile(c)]
         if not confs:
             return
-        s.venv, system_site = confs[0], "true"
-        try:
-            with open(s.venv, encoding="utf-8") as f:
-                for line in f:
-                    if "=" in line:
-                        key, _, value = line.partition("=")
-                        key, value = key.strip().lower(), value.strip()
-                        if key == "include-system-site-packages":
-                            system_site = value.lower()
-                        elif key == "home":
-                            s.home = value
-        except (OSError, UnicodeError) as exc:  # site raises: the start fails
-            self.error(s.venv, exc)
-        s.system_site = system_site == "true"
+        s.venv = confs[0]
+        s.system_site = self._read_cfg(s.venv) == "true"
         if self.version < (3, 14):
             s.prefix = s.exec_prefix = site_prefix
         elif (sys.prefix, sys.exec_prefix) != (site_prefix, site_prefix):
-            self.error(s.venv, "RuntimeWarning: Unexpected value in sys.prefix or "
-                       "sys.exec_prefix, expected %s" % site_prefix)
+            _error(s, s.venv, "RuntimeWarning: Unexpected value in sys.prefix or "
+                   "sys.exec_prefix, expected %s" % site_prefix)
         self.add_site_packages([s.prefix])
         if self.version < (3, 14):
             if s.system_site:
@@ -174,6 +164,24 @@ class _Run:
             s.prefixes += [sys.base_prefix, sys.base_exec_prefix]
         if not s.system_site:
             s.enable_user_site = False
+
+    def _read_cfg(self, path):
+        """``include-system-site-packages`` of a ``pyvenv.cfg`` (lower case; default
+        ``true``), its ``home`` kept; what reading it raises is the start's error."""
+        system_site = "true"
+        try:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    if "=" in line:
+                        key, _, value = line.partition("=")
+                        key, value = key.strip().lower(), value.strip()
+                        if key == "include-system-site-packages":
+                            system_site = value.lower()
+                        elif key == "home":
+                            self.s.home = value
+        except (OSError, UnicodeError) as exc:  # site raises: the start fails
+            _error(self.s, path, exc)
+        return system_site
 
     def user_site(self):
         """``getusersitepackages()`` of the target's ``site`` (its globals put back): the
@@ -188,7 +196,7 @@ class _Run:
         finally:
             site.ENABLE_USER_SITE, site.USER_BASE, site.USER_SITE = saved
         if s.enable_user_site and os.path.isdir(user_site):
-            self.addsitedir(user_site)
+            self.files.addsitedir(user_site)
 
     def site_packages(self):
         self.add_site_packages(self.s.prefixes)
@@ -204,7 +212,25 @@ class _Run:
             sys.prefix, sys.exec_prefix = saved
         for sitedir in dirs:
             if os.path.isdir(sitedir):
-                self.addsitedir(sitedir)
+                self.files.addsitedir(sitedir)
+
+
+class _Files:
+    """The startup files of the emulated ``site.main()``, read by :mod:`.reader` as this
+    version's ``site`` reads them: the ``known_paths`` of 3.8-3.14, the batch of 3.15+."""
+
+    def __init__(self, site, s, version):
+        self.site, self.s, self.version = site, s, version
+        self.pep829 = reader.pep829_site(site)
+        self.dots = reader._skips_dot_files(site)
+        # 3.13+ site skips files flagged hidden, where a stat has the flags (BSD, Windows)
+        self.hidden = version >= (3, 13) and (hasattr(os.stat_result, "st_flags") or hasattr(
+            os.stat_result, "st_file_attributes"))
+        self.known = set()
+        self.processed = set()  # 3.15+: the site directories read in this batch
+        self.entries = []  # 3.15+: [file or None, directory], appended by finish()
+        self.imports = {}  # 3.15+: .pth path -> its import line records
+        self.starts = {}  # 3.15+: .start path -> its entry point records
 
     def addsitedir(self, sitedir):
         """The directory, then its ``.pth`` files by sorted name (3.15+: then its
@@ -226,8 +252,7 @@ class _Run:
             names = os.listdir(sitedir)
         except OSError:
             return
-        for name in sorted(n for n in names if n.endswith(".pth")
-                           and not (self.dots and n.startswith("."))):
+        for name in reader.pth_names(names, self.dots):
             self.read_pth(sitedir, name)
         if self.pep829:
             for name in sorted(n for n in names if n.endswith(".start")
@@ -239,31 +264,29 @@ class _Run:
         path = os.path.join(sitedir, name)
         if self.hidden and _hidden(path):
             return path, None
-        read = self.reader._read_lines(path, self.version, start)
-        if read is None:  # site cannot open it either: skipped
-            return path, None
+        read = reader.read_file(path, self.version, start)
+        if read is None or read[1].file_type in reader.UNOPENED:
+            return path, None  # site cannot open it either: skipped
         lines, facts = read
-        if facts["file_type"]:
-            self.error(path, "a %s: not read (a normal start reads it, or blocks)"
-                       % facts["file_type"])
+        if facts.file_type:
+            _error(self.s, path, "a %s: not read (a normal start reads it, or blocks)"
+                   % facts.file_type)
         elif lines is None:
-            self.error(path, "not read: over %d bytes" % self.reader.READ_LIMIT)
-        elif facts["decode_error"] and start:  # PEP 829: a .start not UTF-8 is skipped
-            self.error(path, facts["decode_error"] + " (skipped)")
+            _error(self.s, path, "not read: over %d bytes" % reader.READ_LIMIT)
+        elif facts.decode_error and start:  # PEP 829: a .start not UTF-8 is skipped
+            _error(self.s, path, facts.decode_error + " (skipped)")
             return path, None
-        elif facts["decode_error"]:  # after its readable lines, site fails
-            self.error(path, facts["decode_error"] + " (the start fails)")
+        elif facts.decode_error:  # after its readable lines, site fails
+            _error(self.s, path, facts.decode_error + " (the start fails)")
         self.s.files.append(path)
         return path, lines or []
 
     def read_pth(self, sitedir, name):
         """``addpackage`` (3.15+: ``_read_pth_file``): path lines joined to the directory,
-        kept if new (before 3.15 and in :meth:`finish`: if they exist); import lines
-        recorded."""
+        kept if new (before 3.15 and in :meth:`finish`: if they exist; one holding a NUL
+        never does); import lines recorded."""
         path, lines = self.lines(sitedir, name)
-        if lines is None:
-            return
-        for n, line in enumerate(lines, 1):
+        for n, line in enumerate(lines or (), 1):
             if self.pep829:
                 line = line.strip()
             if not line.strip() or line.startswith("#"):
@@ -278,7 +301,7 @@ class _Run:
             try:
                 directory, case = self.site.makepath(sitedir, line.rstrip())
             except (TypeError, ValueError) as exc:  # 3.15+ skips the line, older ones the file
-                self.error(path, exc)
+                _error(self.s, path, exc)
                 if self.pep829:
                     continue
                 break
@@ -317,7 +340,7 @@ class _Run:
                 s.path.append(directory)
                 s.added.append([source, directory])
             else:
-                self.error(source, "%s does not exist; skipping sys.path append" % directory)
+                _error(s, source, "%s does not exist; skipping sys.path append" % directory)
         for pth, records in self.imports.items():
             start = pth[:-len(".pth")] + ".start"
             for record in records:
@@ -334,11 +357,6 @@ class _Run:
             note += "; if it fails, site ignores the rest of the file"
         return {"kind": kind, "file": path, "line": n, "text": text, "runs": runs,
                 "note": note}
-
-    def error(self, path, error):
-        if not isinstance(error, str):
-            error = "%s: %s" % (type(error).__name__, error)
-        self.s.errors.append({"file": path, "error": error})
 
 
 def _customize(s):

@@ -1,4 +1,7 @@
-"""Human output: grouped, readable in a terminal, colour only on a terminal."""
+"""Human output: grouped, readable in a terminal, colour only on a terminal.
+
+Every string of a report is escaped once, at render time (``render_startup.escaped``):
+a path, a name, a startup line or a message that quotes them cannot forge a line."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import os
 
 from ..pathfacts import package_dir
 from .judgement import incomplete_effect
-from .render_startup import printable, render_startup
+from .render_startup import escaped, printable, render_startup
 from .state import TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
@@ -153,6 +156,7 @@ def render_environment(data: Status | CheckReport, style: Style) -> list[str]:
 
 
 def render_status(data: Status, style: Style) -> str:
+    data = escaped(data)  # every path and text as the terminal may show it
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data.python, data.python_version))]
     if data.deployments:
@@ -181,7 +185,7 @@ def render_status(data: Status, style: Style) -> str:
 def render_status_all(items: list[Status | TargetFailure], style: Style) -> str:
     """``status --all``: one block per interpreter, its guard state first."""
     lines = [style.bold("sitewarden status: %s" % plural(len(items), "python3 interpreter"))]
-    for data in items:
+    for data in map(escaped, items):  # every path and text as the terminal may show it
         names = ", ".join(data.aliases or [])
         lines.append("")
         if isinstance(data, TargetFailure):
@@ -305,6 +309,7 @@ def _finding_lines(f: Finding, style: Style) -> list[str]:
 
 
 def render_check(report: CheckReport, style: Style) -> str:
+    report = escaped(report)  # every path, line and message as the terminal may show it
     interp = report.interpreter
     lines = [style.bold("sitewarden check: %s (Python %s)"
                         % (interp.executable, interp.version)), ""]

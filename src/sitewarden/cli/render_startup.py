@@ -21,17 +21,61 @@ if TYPE_CHECKING:
 
 WIDTH = 72
 
-#: What a startup file's text may hold that a terminal would act on (escape sequences,
-#: carriage returns, form feeds, C1 controls, Unicode line breaks), shown escaped.
-_CONTROLS = {c: "\\x%02x" % c for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]
-             if c not in (0x09, 0x0a)}
-_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+#: What a text ``check`` shows may hold that would forge a line or that a terminal would
+#: act on (line ends, escape sequences, C1 controls, Unicode line breaks and direction
+#: overrides), shown escaped; tabs kept.  :data:`_LINES`: the same, line feeds kept.
+_ESCAPES = {c: "\\x%02x" % c for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)] if c != 0x09}
+_ESCAPES.update({0x0a: "\\n", 0x0d: "\\r"})
+_ESCAPES.update({c: "\\u%04x" % c for c in (0x200e, 0x200f, 0x2028, 0x2029, *range(0x202a, 0x202f),
+                                          *range(0x2066, 0x206a))})
+_LINES = dict(_ESCAPES)
+del _LINES[0x0a]
 
 
-def printable(text: str) -> str:
-    """``text`` (from a file ``check`` read, or a message quoting one) with what a terminal
-    would act on escaped as ``\\xNN``; newlines and tabs kept."""
-    return text.translate(_CONTROLS)
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` (a path, a name, a line of a file, a message quoting them) as the text
+    output shows it: what could forge a line or act on a terminal escaped (``\\n``,
+    ``\\x1b``, ``\\u2028``), bytes that are not UTF-8 (a name's ``surrogateescape``) as
+    ``\\xff``; tabs kept, and line feeds where ``lines`` (a text made of lines).  The one
+    escaping of the text output: the JSON keeps every string as it is."""
+    if text.isprintable():
+        return text
+    text = text.translate(_LINES if lines else _ESCAPES)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: a name's undecodable bytes, shown as bytes
+        try:
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate surrogateescape did not make
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _made_of_lines(name: str, holder: Any) -> bool:
+    """Is ``holder``'s ``name`` a text of lines (a marker's message, a start's stderr)?"""
+    return name == "startup_stderr" or (name == "message" and (
+        "marker_path" in holder if isinstance(holder, dict) else hasattr(holder, "marker_path")))
+
+
+def escaped(value: Any, lines: bool = False) -> Any:
+    """A copy of ``value`` (a report's record, or its JSON form) whose every string is
+    :func:`printable` (``lines``: a text of lines), for the text output to show: every
+    path, name, startup line and message escaped once, at render time; ``value`` and
+    the JSON left as they are."""
+    if isinstance(value, str):
+        return printable(value, lines)
+    if isinstance(value, (list, tuple)):
+        return type(value)(escaped(v) for v in value)
+    if isinstance(value, dict):
+        return {k: escaped(v, _made_of_lines(k, value)) for k, v in value.items()}
+    slots = [n for c in type(value).__mro__ for n in getattr(c, "__slots__", ())]
+    if not slots or not hasattr(value, "as_json"):  # not a record: a number, None, a bool
+        return value
+    copy = object.__new__(type(value))
+    for name in slots:
+        if hasattr(value, name):
+            setattr(copy, name, escaped(getattr(value, name), _made_of_lines(name, value)))
+    return copy
 
 
 def _short(text: str) -> str:
@@ -158,8 +202,8 @@ def hook_lines(exe: str, report: CheckReport, changed: dict[str, str]) -> list[s
         if f.kind != "startup-line-fails":
             continue
         package = changed.get(f.details.get("file") or "")
-        out.append("  %s: %s%s" % (name, f.message, " (%s)" % package
-                                    if package and package not in f.message else ""))
+        out.append("  %s: %s%s" % (printable(name), printable(f.message), " (%s)" % printable(
+            package) if package and package not in f.message else ""))
     return out
 
 
@@ -178,8 +222,8 @@ def hook_suspect_lines(exe: str, report: CheckReport, changed: dict[str, str]) -
         package = changed.get(path) or changed.get(os.path.realpath(path))
         if f.kind not in SUSPECT_KINDS or not package or f.details.get("conffile"):
             continue
-        out.append("  %s: %s%s" % (name, f.message, "" if package in f.message
-                                   else " (%s)" % package))
+        out.append("  %s: %s%s" % (printable(name), printable(f.message), "" if package in
+                                   f.message else " (%s)" % printable(package)))
     return out
 
 

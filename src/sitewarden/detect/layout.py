@@ -159,39 +159,19 @@ def has_script_entry():
 
 
 def pth_entries(site_dirs):
-    """What the ``.pth`` files in ``site_dirs`` do, read the way
-    ``site.addpackage`` reads them: ``({path_key(path): pth file}, [pth files with
-    import lines])``."""
+    """What the ``.pth`` files in ``site_dirs`` do, their lines as this interpreter's
+    ``site`` reads them (``audit.reader``, which ``check`` reads them with everywhere):
+    ``({path_key(path): pth file}, [pth files with import lines])``."""
+    from ..audit import reader  # not for the runtime's usual path: read for check, or a shadow
+
     out = {}
     importers = []
-    for sitedir in site_dirs:
-        try:
-            names = sorted(
-                e.name for e in os.scandir(sitedir)
-                if e.name.endswith(".pth") and not e.name.startswith(".")
-            )
-        except OSError:
-            continue
-        for name in names:
-            pth = os.path.join(sitedir, name)
-            try:
-                with open(pth, "rb") as f:
-                    data = f.read(1 << 20)
-            except OSError:
-                continue
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                text = data.decode("latin-1")
-            for line in text.splitlines():
-                if not line.strip() or line.startswith("#"):
-                    continue
-                if line.startswith(("import ", "import\t")):
-                    if pth not in importers:
-                        importers.append(pth)
-                    continue
-                path = path_key(os.path.join(sitedir, line.rstrip()))
-                out.setdefault(path, pth)
+    for pth, lines in reader.pth_files(site_dirs):
+        for line in lines:
+            if line.kind == "import" and pth not in importers:
+                importers.append(pth)
+            elif line.kind == "path":
+                out.setdefault(path_key(line.directory), pth)
     return out, importers
 
 

@@ -1,0 +1,228 @@
+"""What an install could change of the code every start runs, watched by ``stat`` alone.
+
+A start runs more than its startup files: the modules their import lines import, those
+modules' bytecode, and whatever lies in the directories their path lines add.  An install
+that adds the module an existing ``.pth`` imports, or writes into such a directory, or
+ships its own ``_distutils_hack`` ahead of the one Debian's ``distutils-precedence.pth``
+imports, changes what every start runs without adding a startup file.  :func:`snapshot`
+names every place where such a change would show, each with the startup files it affects:
+
+- the startup files of the site directories (``.pth``, ``.start``), as before;
+- for each top-level module name a startup file's code names (its import lines' modules,
+  a ``.start`` entry point's), and for ``sitecustomize`` and ``usercustomize``, every place
+  on ``sys.path`` where the import system would find it: the module file, the package
+  directory (its listing's ``mtime``, each module file in it, its ``__pycache__``), the
+  extension modules, the sourceless and cached bytecode;
+- each directory a path line adds (its listing's ``mtime``).
+
+A place that does not exist is watched too (``None``): one appearing is a change.  The
+cost is one read of each ``.pth`` file (a few hundred bytes) and a ``stat`` per place, no
+hashing, no child process; what the change does is for ``check``'s probe to say, in the
+child the report starts only when something changed.  Standard-library names are not
+watched: the standard library comes first on ``sys.path``.  Runtime module (imported with
+``startup_report``).
+"""
+
+import os
+import sys
+
+#: The names a start reads in a site directory (``.pth``, ``.start``) or imports from one.
+SUFFIXES = (".pth", ".start")
+CUSTOMIZE = ("sitecustomize", "usercustomize")
+#: A ``.pth`` larger than this is watched as a file only (check reads it, not the report).
+_MAX_PTH = 65536
+
+
+def startup_dirs():
+    """The directories a start of this interpreter reads startup files from: its site
+    directories and, when enabled, the user site (``site``'s answers)."""
+    site = sys.modules.get("site")
+    dirs = list(getattr(site, "getsitepackages", lambda: [])())
+    if getattr(site, "ENABLE_USER_SITE", False):
+        dirs.append(site.getusersitepackages())
+    out = []
+    for d in dirs:
+        if isinstance(d, str) and d not in out:
+            out.append(d)
+    return out
+
+
+def _stat(path):
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def snapshot():
+    """``{place: (state, startup files it affects)}``: every startup file, and every place
+    where a change would change what a start of this interpreter runs (module docstring).
+    ``state``: ``(size, mtime_ns, inode)``, or None where nothing is."""
+    places = {}
+    names, directories = {}, {}
+    for d in startup_dirs():
+        try:
+            entries = sorted(e.name for e in os.scandir(d))
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(d, name)
+            if name.endswith(SUFFIXES):
+                places[path] = (_stat(path), (path,))
+                _code_of(path, d, names, directories)
+    for name in CUSTOMIZE:
+        names.setdefault(name, set()).add(name)
+    from ..pathfacts import stdlib_names  # startup module: os and sys only
+
+    for name in stdlib_names() - set(CUSTOMIZE):  # found in the standard library first
+        names.pop(name, None)
+    search = [d for d in sys.path if isinstance(d, str) and d and os.path.isabs(d)]
+    search += [d for d in directories if d not in search]
+    listings = {}
+    for name, files in names.items():
+        for d in search:
+            for place, present in _module_places(d, name, listings):
+                _watch(places, place, files, present)
+    for d, files in directories.items():
+        _watch(places, d, files)
+    return places
+
+
+def _watch(places, place, files, present=True):
+    state, known = places.get(place, (None, ()))
+    if place not in places:
+        state = _stat(place) if present else None
+    places[place] = (state, tuple(sorted(set(known) | set(files))))
+
+
+def _code_of(path, sitedir, names, directories):
+    """Note the top-level module names ``path``'s code imports (``names``: name -> the
+    startup files naming it) and the directories its path lines add."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return
+    try:
+        if os.fstat(fd).st_mode & 0o170000 != 0o100000:  # a FIFO or a device: never read
+            return
+        text = os.read(fd, _MAX_PTH).decode("utf-8", "replace")
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+    start = path.endswith(".start")
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if start:
+            found = [line.partition(":")[0]]
+        elif line.startswith(("import ", "import\t")):
+            found = module_names(line)
+        else:
+            directories.setdefault(os.path.normpath(os.path.join(sitedir, line)),
+                                   set()).add(path)
+            continue
+        for name in found:
+            top = name.partition(".")[0]
+            if top.isidentifier():
+                names.setdefault(top, set()).add(path)
+
+
+def module_names(code):
+    """The modules a line of code names for import, read as text (no syntax tree: the
+    report must stay cheap): ``import a.b as c, d``, ``from a import b``, and
+    ``__import__``/``import_module`` of a string literal.  Over-reading costs a ``stat``
+    or two; a name missed is one ``check`` still reads."""
+    out = []
+    for stmt in code.replace("\t", " ").split(";"):
+        words = stmt.split()
+        for i, word in enumerate(words):
+            if word == "import" and i + 1 < len(words) and (i == 0 or words[i - 1] not in (
+                    "from",)):
+                if i >= 2 and words[i - 2] == "from":
+                    out.append(words[i - 1])
+                    continue
+                rest = " ".join(words[i + 1:]).split(",")
+                out.extend(part.split()[0] for part in rest if part.split())
+    for call in ("__import__(", "import_module("):
+        at = code.find(call)
+        while at >= 0:
+            tail = code[at + len(call):].lstrip()
+            if tail[:1] in ("'", '"'):
+                out.append(tail[1:].partition(tail[0])[0])
+            at = code.find(call, at + 1)
+    return [n for n in out if n and not n.startswith(".")]
+
+
+def _module_places(directory, name, listings):
+    """Where the import system would look for the top-level module ``name`` in
+    ``directory``: the package, the source, the bytecode, the extension modules; each
+    place that is not in the directory's listing (one ``listdir`` per directory, kept in
+    ``listings``) is watched as missing, without a ``stat``."""
+    base = os.path.join(directory, name)
+    tag = getattr(sys.implementation, "cache_tag", None) or "cpython"
+    external = sys.modules.get("_frozen_importlib_external")
+    suffixes = list(getattr(external, "EXTENSION_SUFFIXES", None) or [".so"])
+    listed = _listing(directory, listings)
+    out = [(base + s, (base + s)[len(directory) + 1:] in listed)
+           for s in ["", ".py", ".pyc"] + suffixes]
+    if name + ".py" in listed:
+        cached = _listing(os.path.join(directory, "__pycache__"), listings)
+        pyc = "%s.%s.pyc" % (name, tag)
+        out.append((os.path.join(directory, "__pycache__", pyc), pyc in cached))
+    if name in listed and os.path.isdir(base):
+        out += [(p, True) for p in _package_places(base)]
+    return out
+
+
+def _listing(directory, listings):
+    if directory not in listings:
+        try:
+            listings[directory] = frozenset(os.listdir(directory))
+        except OSError:
+            listings[directory] = frozenset()
+    return listings[directory]
+
+
+def _package_places(package):
+    """A package's listing, each of its module files and its cached bytecode, one
+    directory deep (its subpackages' own listings too)."""
+    out = []
+    for name in _names(package):
+        path = os.path.join(package, name)
+        if name.endswith((".py", ".pyc", ".so", ".pth")):
+            out.append(path)
+        elif name == "__pycache__" or os.path.isfile(os.path.join(path, "__init__.py")):
+            out.append(path)
+            out.extend(os.path.join(path, n) for n in _names(path)
+                       if n.endswith((".py", ".pyc", ".so")))
+    return out
+
+
+def _names(directory):
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
+
+
+def changes(before, after):
+    """``(added, changed, removed, affected)``: the startup files added, changed and
+    removed, and ``{startup file: [places changed under it]}`` for the other places that
+    changed (a module a line imports, its bytecode, a path line's directory)."""
+    added, changed, removed, affected = [], [], [], {}
+    for place in sorted(set(before) | set(after)):
+        old, files = before.get(place, (None, ()))
+        new, files_after = after.get(place, (None, ()))
+        if old == new:
+            continue
+        if files == (place,) or files_after == (place,):
+            (added if old is None else removed if new is None else changed).append(place)
+            continue
+        for f in sorted(set(files) | set(files_after)):
+            affected.setdefault(f, []).append(place)
+    for f in added + changed + removed:
+        affected.pop(f, None)
+    return added, changed, removed, affected
