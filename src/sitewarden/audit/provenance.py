@@ -236,10 +236,11 @@ def _distutils(f, files, forms):
 
 def _editable(f, files, forms):
     """A finder setuptools generated (its form, data masked, is a pinned one) in a wheel
-    setuptools built (``WHEEL``'s ``Generator``), installed with its ``.pth``: one RECORD
-    lists and verifies both."""
+    setuptools built (``WHEEL``'s ``Generator``: ``setuptools``, or before 70.1 the
+    ``bdist_wheel`` of ``wheel`` it ran), installed with its ``.pth``: one RECORD lists and
+    verifies both."""
     return f.owner.trusted() and f.owner.kind == "distribution" and \
-        _generator(f.dist).startswith("setuptools") and all(
+        _generator(f.dist).startswith(("setuptools", "bdist_wheel")) and all(
             forms.get(_text(m)) in template_digests.EDITABLE_FINDER
             and _same_owner(f, f.modules.get(m)) for m in files)
 
