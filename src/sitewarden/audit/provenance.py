@@ -337,7 +337,7 @@ class FormMemo(private_cache.Memo):
     """sha256 of a module's masked form (:func:`.templates.masked_form`), by its text: kept
     from one check to the next (a process's first ``compile()`` is costly)."""
 
-    FORMAT = 1
+    FORMAT = 2
     NAME = "template-forms-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
 
     @staticmethod

@@ -47,15 +47,15 @@ DISTUTILS_HACK = {
 
 #: setuptools' editable finder, data masked: the setuptools versions generating it.
 EDITABLE_FINDER = {
-    "0a6a019b51c1b898f8a4699d8fc213045ef6dd891bdc191f56a6e7f606fa83b5":
+    "6cb96ae79ba11262857332706b95374a8f7342d97a63035bbc57ddb67a42a468":
         "setuptools 64.0.3",
-    "2a3ae12e58be6b7a9c42005f5b81be80b17587dc1d6a6b2554bde2c82991fd0a":
+    "6f1c0980c541ff53ffc49bb968b9470f46c5f1b725b8f232ed4993652e5b1955":
         "setuptools 65.5.0 .. setuptools 67.8.0",
-    "49497822cdff3f7ae4e130dcaf3edbcc962812ce82ed2098c63d936f5029a34f":
+    "35f2332f130d93ed029a365168ccf6bf065547630c4804ac97bbcfe0414a1596":
         "setuptools 68.2.2 .. setuptools 69.5.1",
-    "494696fa79fe0bcb4cf9689a361d67cebcc46ed6533ab4d25149af799bac3f95":
+    "45ec6074bca99924c992e6882270ef0d6fbf68b46b2aad1beac12bfc9fb038ce":
         "setuptools 70.3.0",
-    "17eb8fc2086e80a69a33c1a4c0dae155263c0f0e557fb56e02e1694c73f5876b":
+    "aadaf7237e6de1513a3f7f2bbda14cd0bf0e20ac6466f13f00e7638072311a2a":
         "setuptools 71.1.0 .. setuptools 84.2.1",
 }
 

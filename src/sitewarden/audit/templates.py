@@ -136,8 +136,8 @@ def _literal(node):
 
 def _form(node, out):
     """Append the syntax tree ``node``'s form to ``out``: kinds and fields, not positions,
-    the same from one Python version to the next (empty fields left out, 3.8's ``Index``
-    unwrapped, old constant kinds named ``Constant``)."""
+    the same from one Python version to the next (empty, zero and false fields left out,
+    3.8's ``Index`` unwrapped, old constant kinds named ``Constant``)."""
     kind = type(node).__name__
     if kind == "Index":
         return _form(node.value, out)
@@ -149,8 +149,8 @@ def _form(node, out):
         if field in ("kind", "type_comment"):
             continue
         value = getattr(node, field, None)
-        if value is None or value == []:
-            continue
+        if value is None or value == [] or (type(value) in (int, bool) and not value):
+            continue  # absent, or a later version's default (3.15's ``is_lazy=0``)
         out.append(field + "=")
         if isinstance(value, list):
             out.append("[")
