@@ -168,8 +168,8 @@ def _module_dist(f, path):
     top = rel.partition("/")[0]
     top = top[:-len(".py")] if top.endswith(".py") else top
     dists = distinfo.distributions(site)
-    for dist in ([f.dist] if f.dist else []) + distinfo._named_after(dists, top.lower()) + \
-            list(dists):
+    own = [f.dist] if f.dist is not None and f.site_dir == site else []
+    for dist in own + distinfo._named_after(dists, top.lower()) + list(dists):
         if dist.kind == "dist-info" and dist.may_list(rel) and rel in (dist.files() or ()):
             return dist
     return None
