@@ -21,9 +21,18 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 - the editable install: ``__editable__.*.pth`` importing its ``__editable___*_finder``.
 
 Each of those files is listed with its distribution as owner, verified against the
-RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (today: a
-template, or ``distribution-startup-code``, info); a normal start runs them all without a
-word on stderr, and each visibly did its job.
+RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (a template,
+or ``distribution-startup-code``, info); a normal start runs them all without a word on
+stderr, and each visibly did its job.  A ``.pth`` of the user's holding coverage's
+documented line is the coverage template (coverage's own module runs it), and Debian's
+own startup files draw nothing above ``low``.
+
+Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` with its
+``distutils-precedence.pth`` and an editable install setuptools serves with its finder
+(both the templates: their modules are pinned per release in
+``audit/template_digests.py``), and one per virtualenv release of :data:`VIRTUALENVS` (the
+old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+): nothing
+about their startup files above ``low``.
 """
 
 from __future__ import annotations

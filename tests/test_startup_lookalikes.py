@@ -20,10 +20,17 @@ sits in a function never called, or behind ``0 and``):
   root): ``writable-startup-file`` and ``writable-startup-module``, high, with the fix;
 - ``distutils-precedence.pth``'s exact line beside a harmless planted ``_distutils_hack``
   that nobody vouches for: medium (``looks_like``), as under any other name.
+
+And a RECORD proves "unchanged since installed", never "benign": wheels built here (named
+setuptools, coverage and others, ``WHEEL`` naming setuptools as generator) ship each
+template's exact startup file (distutils-precedence, coverage, editable finder, virtualenv,
+nspkg, sitewarden's hook) beside a payload module their own RECORD lists: each is high,
+none a template, and ``check --fail-on high`` fails (Debian's targets and a hermetic one).
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import json
@@ -34,6 +41,9 @@ from typing import Dict
 import pytest
 
 from harness.spread import ROTATED, spread, target_params
+from harness.wheels import wheel
+from sitewarden.audit.template_digests import EDITABLE_FINDER
+from sitewarden.audit.templates import masked_form
 
 NEVER = "def _never():\n    import os\n    os.system('true')\n"
 NET = "def process_startup():\n    pass\n\ndef _never():\n    import urllib.request\n" \
@@ -245,3 +255,23 @@ def test_wheels_shipping_template_shapes_with_payloads_are_high(guarded_target, 
         assert _file(report, str(hook))["template"] == "sitewarden", _file(report, str(hook))
     proc = t.cli("check", "--python", t.executable, "--fail-on", "high")
     assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+def test_a_finders_form_masks_its_data_and_nothing_else():
+    """setuptools' generated finder (69.5.1's, from its wheel) has a pinned form whatever
+    its ``MAPPING``; a statement added, or a call changed, is another form (never the
+    template)."""
+    with zipfile.ZipFile(wheel("setuptools", "69.5.1")) as z:
+        tree = ast.parse(z.read("setuptools/command/editable_wheel.py").decode())
+    template = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and getattr(n.targets[0], "id", None) == "_FINDER_TEMPLATE")
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(masked_form(ast.parse(text)).encode()).hexdigest()
+
+    a = template.format(name=SHAPE_FINDER, mapping={"a": "/x"}, namespaces={})
+    b = template.format(name="__editable___b_2_finder", mapping={"b": "/y", "c.d": "/z"},
+                        namespaces={"ns": ["/n"]})
+    assert digest(a) == digest(b) and digest(a) in EDITABLE_FINDER
+    assert digest(a + "\n" + RUN) not in EDITABLE_FINDER
+    assert digest(a.replace("sys.meta_path.append", "sys.meta_path.insert", 1)) != digest(a)
