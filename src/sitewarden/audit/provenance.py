@@ -304,10 +304,12 @@ def _coverage(f, files, forms):
 
 
 def _sitewarden(f, files, forms):
-    """sitewarden's hook, deployed (its deployment record verifies it), each module it runs
-    byte for byte this sitewarden's own (the running code's package: what ``sitewarden
-    install`` deploys)."""
-    if not (f.owner.kind == "sitewarden" and f.owner.trusted() and f.site_dir):
+    """sitewarden's hook, deployed (its deployment record verifies it, or the Debian package
+    sitewarden's ``md5sums``), each module it runs byte for byte this sitewarden's own (the
+    running code's package: what ``sitewarden install`` deploys)."""
+    o = f.owner
+    if not (o.trusted() and f.site_dir and (o.kind == "sitewarden" or (
+            o.kind == "dpkg" and o.package == "sitewarden"))):
         return False
     ours = os.path.dirname(os.path.dirname(os.path.abspath(
         getattr(sys.modules.get("sitewarden"), "__file__", None) or "/nonexistent")))
@@ -315,8 +317,10 @@ def _sitewarden(f, files, forms):
         if not _under(m, os.path.join(f.site_dir, "sitewarden")):
             return False
         mine = os.path.join(ours, os.path.relpath(m, f.site_dir))
-        if os.path.realpath(mine) != os.path.realpath(m) and \
-                integrity._content(mine)[0] != integrity._content(m)[0]:
+        if os.path.realpath(mine) == os.path.realpath(m):
+            continue  # this is the code that runs check
+        data = integrity._content(m)[0]
+        if data is None or data != integrity._content(mine)[0]:
             return False
     return True
 
