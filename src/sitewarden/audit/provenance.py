@@ -113,22 +113,30 @@ def vouch(files, directory=None):
     run, with its owner checked against that owner's record (``f.modules``), and each
     ``.pth``'s and ``.start``'s known template (:func:`_template`)."""
     forms = FormMemo(directory)
-    for f in files:
-        f.modules = {}
-        for line in f.executable():
-            for path in line.module_files:
-                if path not in f.modules:
-                    f.modules[path] = _module_owner(f, path)
+    runs = [(f, sorted({p for x in f.executable() for p in x.module_files})) for f in files]
+    wanted = sorted({p for f, paths in runs for p in paths if _own_package(f, p) is None and (
+        owners.dpkg_candidate(p) or owners.dpkg_candidate(os.path.realpath(p)))})
+    dpkg = owners.dpkg_owners(wanted) if wanted else {}  # one search for them all
+    for f, paths in runs:
+        f.modules = {path: _module_owner(f, path, dpkg) for path in paths}
         f.template = None
         if f.kind in ("pth", "start"):
             f.template = _template(f, forms)
     forms.save()
 
 
-def _module_owner(f, path):
+def _own_package(f, path):
+    """``f``'s Debian package when its ``md5sums`` lists the module file ``path`` too."""
+    o = f.owner
+    return o.package if o.kind == "dpkg" and integrity.md5sums_lists(o.package, path) \
+        else None
+
+
+def _module_owner(f, path, dpkg):
     """The :class:`Owner` of the module file ``path`` that ``f``'s lines run, verified:
-    sitewarden's deployment (a module in its package beside its hook), the Debian package
-    whose ``.md5sums`` or ``.list`` has it, else the distribution whose RECORD lists it."""
+    sitewarden's deployment (a module in its package beside its hook), ``f``'s Debian
+    package when its ``md5sums`` lists it, the one whose ``.list`` names it (``dpkg``:
+    ``{path: package}``), else the distribution whose RECORD lists it."""
     o, owner = f.owner, Owner()
     try:
         if o.kind == "sitewarden" and f.site_dir and _under(
@@ -136,15 +144,11 @@ def _module_owner(f, path):
             owner = Owner("sitewarden")
             owner.verify(integrity.verify_deployment(f.site_dir, path))
             return owner
-        real = os.path.realpath(path)
-        if owners.dpkg_candidate(path) or owners.dpkg_candidate(real):
-            package = o.package if o.kind == "dpkg" and integrity.md5sums_lists(
-                o.package, path) else owners.dpkg_owners(
-                    [path], guess=o.package if o.kind == "dpkg" else None).get(path)
-            if package:
-                owner = Owner("dpkg", package=package)
-                owner.verify(integrity.verify_dpkg(package, path, real))
-                return owner
+        package = _own_package(f, path) or dpkg.get(path)
+        if package:
+            owner = Owner("dpkg", package=package)
+            owner.verify(integrity.verify_dpkg(package, path, os.path.realpath(path)))
+            return owner
         dist = _module_dist(f, path)
         if dist is not None:
             owner = _dist_owner(dist)
@@ -292,15 +296,20 @@ def _virtualenv_made(site_dir):
 
 
 def _coverage(f, files, forms):
-    """coverage's line, its modules shipped by the distribution coverage, verified, and
+    """coverage's line, its modules shipped by coverage.py (:func:`_coverages`), and
     doing nothing dangerous: coverage's code is not pinned (:data:`.templates.EXACT`), so
     the label excuses nothing and is not shown on code that needs an excuse."""
     if any(capabilities.dangerous(capabilities.from_evidence(x.evidence))
            for x in f.executable()):
         return False
-    return bool(files) and all(
-        (f.modules.get(m) or Owner()).trusted() and f.modules[m].kind == "distribution"
-        and settings.canonical(f.modules[m].distribution) == "coverage" for m in files)
+    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) for m in files)
+
+
+def _coverages(owner):
+    """Is ``owner`` coverage.py, verified: the distribution coverage, or Debian's package?"""
+    return owner.trusted() and (
+        (owner.kind == "distribution" and settings.canonical(owner.distribution) == "coverage")
+        or (owner.kind == "dpkg" and owner.package == "python3-coverage"))
 
 
 def _sitewarden(f, files, forms):
