@@ -21,9 +21,18 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 - the editable install: ``__editable__.*.pth`` importing its ``__editable___*_finder``.
 
 Each of those files is listed with its distribution as owner, verified against the
-RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (today: a
-template, or ``distribution-startup-code``, info); a normal start runs them all without a
-word on stderr, and each visibly did its job.
+RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (a template,
+or ``distribution-startup-code``, info); a normal start runs them all without a word on
+stderr, and each visibly did its job.  A ``.pth`` of the user's holding coverage's
+documented line is the coverage template (coverage's own module runs it), and Debian's
+own startup files draw nothing above ``low``.
+
+Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` with its
+``distutils-precedence.pth`` and an editable install setuptools serves with its finder
+(both the templates: their modules are pinned per release in
+``audit/template_digests.py``), and one per virtualenv release of :data:`VIRTUALENVS` (the
+old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+): nothing
+about their startup files above ``low``.
 """
 
 from __future__ import annotations
@@ -69,6 +78,7 @@ packages = ["swr_benign_edit"]
 """
 
 BAD = ("medium", "high")
+COVERAGE_PTH = "zz-swr-coverage.pth"
 
 #: What a normal start did (run by the target: ``-c``, so sys.path[0] is "").
 LIVE = """\
@@ -176,6 +186,8 @@ def test_real_distributions_startup_files_are_not_flagged(bare_target):
     _pip(t, "install", "--no-build-isolation", "-e", str(proj))
     edit_pth = "__editable__.%s-%s.pth" % (EDITABLE[0].replace("-", "_"), EDITABLE[1])
     shipped[_norm(EDITABLE[0])] = {edit_pth: t.read_bytes(t.local_dir / edit_pth).decode()}
+    # coverage's documented line, in a .pth of the user's: coverage's own module runs it
+    t.put(t.local_dir / COVERAGE_PTH, data=b"import coverage; coverage.process_startup()\n")
 
     # A normal start runs every one of them without a word: pdbpp's directory comes first
     # on sys.path, the namespaces are set up, the codec registered, the editable finder
@@ -200,6 +212,14 @@ def test_real_distributions_startup_files_are_not_flagged(bare_target):
     judged = "\n".join(_judged(files[p], about(p)) for p in sorted(ours) if p in files)
     missing = sorted(p for p in ours if p not in files)
     assert not missing, "not listed: %s\n%s" % (missing, judged)
+    user = str(t.local_dir / COVERAGE_PTH)
+    assert files[user]["owner"]["kind"] is None, judged
+    assert files[user]["template"] == "coverage.py process_startup", _judged(
+        files[user], about(user))
+    assert not [x for x in about(user) if x["severity"] in BAD], about(user)
+    debian = [x for x in report["findings"] if (x.get("file") or "").startswith("/usr/lib/")
+              and x["severity"] in BAD]  # Debian's own startup files
+    assert not debian, debian
     for path, name in sorted(ours.items()):
         owner = files[path]["owner"]
         assert owner["kind"] == "distribution" and _norm(owner["distribution"]) == name, judged
@@ -208,3 +228,99 @@ def test_real_distributions_startup_files_are_not_flagged(bare_target):
            for p in sorted(ours) for x in about(p) if x["severity"] in BAD]
     assert not bad, "\n".join(bad) + "\n\n" + judged
     print(judged)  # shown with -s / -rP
+
+
+# ------------------------------------- what setuptools and virtualenv write, version by version
+
+#: setuptools versions whose ``distutils-precedence.pth`` and editable finder (each a
+#: different pinned ``_distutils_hack`` and finder form) a venv of its own holds; setuptools
+#: before 70.1 builds editable wheels with ``wheel``'s ``bdist_wheel``.
+SETUPTOOLS = ("65.5.0", "70.3.0", "84.2.1")
+WHEEL_PKG = ("wheel", "0.45.1")
+#: A project whose package lives elsewhere than its name says: setuptools' finder, not a
+#: path line, installs it.
+FINDER_PROJECT = PROJECT.replace(
+    '[tool.setuptools]\npackages = ["swr_benign_edit"]\n',
+    '[tool.setuptools]\npackages = ["swr_benign_edit"]\n'
+    '[tool.setuptools.package-dir]\nswr_benign_edit = "lib/edit"\n')
+#: (virtualenv and what it imports): an old release (writes ``_virtualenv.pth`` on every
+#: Python) and a new one (only below 3.10: none on Debian 12's 3.11).
+VIRTUALENVS = (
+    (("virtualenv", "20.21.1"), ("distlib", "0.3.6"), ("filelock", "3.12.0"),
+     ("platformdirs", "3.5.0")),
+    (("virtualenv", "21.15.14"), ("distlib", "0.4.4"), ("filelock", "4.3.2"),
+     ("platformdirs", "4.14.9"), ("packaging", "26.4"), ("python-discovery", "1.9.9")),
+)
+
+
+def _pip_in(t, python: str, *args: str) -> None:
+    pip = pip_dir(pip_versions_for(t.version)[-1])
+    proc = t.run([python, "-m", "pip", *args, "--no-index", "--no-deps",
+                  "--disable-pip-version-check", "--no-cache-dir", "-q"],
+                 env={"PYTHONPATH": str(pip)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _venv_report(t, python: str) -> Tuple[dict, str]:
+    """``check`` of ``python`` (a venv's): its report, and how it judged the files of the
+    venv's site directory (for the failure message)."""
+    proc = t.cli("check", "--python", python, "--json")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    about = {f["path"]: [x for x in report["findings"] if x.get("file") == f["path"]]
+             for f in report["startup"]["files"]}
+    judged = "\n".join(_judged(f, about[f["path"]]) for f in report["startup"]["files"])
+    return report, judged
+
+
+def _bad(report: dict) -> List[str]:
+    return ["%s %s %s: %s" % (x["severity"], x["kind"], x.get("file"), x["message"])
+            for x in report["findings"] if x["severity"] in BAD and x.get("file")]
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
+    """Venvs of Debian 12's python: one per setuptools release with its
+    ``distutils-precedence.pth`` and an editable install's finder (the templates, pinned
+    per release), and one per virtualenv release (its ``_virtualenv.pth``, the template):
+    nothing about their startup files above ``low``."""
+    t = bare_target
+    wheel = pure_wheel(*WHEEL_PKG)
+    proj = t.tmp / "finder-edit"
+    (proj / "lib" / "edit").mkdir(parents=True)
+    (proj / "lib" / "edit" / "__init__.py").write_text("WHO = 'finder'\n")
+    (proj / "pyproject.toml").write_text(FINDER_PROJECT.format(*EDITABLE))
+    for d in (t.tmp, proj, proj / "lib", proj / "lib" / "edit"):
+        d.chmod(0o755)
+    for version in SETUPTOOLS:
+        venv = t.tmp / ("st-" + version)
+        assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
+        python = str(venv / "bin" / "python")
+        _pip_in(t, python, "install", str(pure_wheel("setuptools", version)), str(wheel))
+        _pip_in(t, python, "install", "--no-build-isolation", "-e", str(proj))
+        proc = t.run([python, "-c", "import swr_benign_edit as m; print(m.WHO)"])
+        assert proc.stdout.strip() == "finder", proc
+        report, judged = _venv_report(t, python)
+        templates = {os.path.basename(f["path"]): f["template"]
+                     for f in report["startup"]["files"] if f["path"].startswith(str(venv))}
+        assert templates.get("distutils-precedence.pth") == \
+            "setuptools distutils-precedence", (version, judged)
+        finder = [n for n in templates if n.startswith("__editable__.")]
+        assert finder and templates[finder[0]] == "editable install finder", (version, judged)
+        assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+    for wheels in VIRTUALENVS:
+        name = "virtualenv-" + wheels[0][1]
+        lib = t.tmp / (name + "-lib")
+        lib.mkdir()
+        lib.chmod(0o755)
+        _pip(t, "install", "--target", str(lib), *(str(pure_wheel(*w)) for w in wheels))
+        venv = t.tmp / name
+        proc = t.python("-m", "virtualenv", "--no-seed", str(venv), env={
+            "PYTHONPATH": str(lib), "VIRTUALENV_OVERRIDE_APP_DATA": str(t.tmp / "app-data")})
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report, judged = _venv_report(t, str(venv / "bin" / "python"))
+        mine = [f for f in report["startup"]["files"] if f["path"].startswith(str(venv))]
+        if wheels[0][1].startswith("20."):
+            assert [(os.path.basename(f["path"]), f["template"]) for f in mine] == [
+                ("_virtualenv.pth", "virtualenv")], judged
+        assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged

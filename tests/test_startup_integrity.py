@@ -6,7 +6,9 @@ owner's record (``integrity.verify_dpkg``: the package's ``.md5sums``, or for a 
 md5 in dpkg's status; ``integrity.verify_record``: the RECORD line's ``sha256=``):
 
 - on Debian's pythons (Debian 12 in a namespace, the roots' 3.13, 3.14, 3.15; the overlays
-  are the test's own): the stock files verify (no finding); setuptools'
+  are the test's own): the stock files verify (no finding), Debian's
+  ``distutils-precedence.pth`` is the template; its ``_distutils_hack/__init__.py`` changed
+  (no capability shows it) is ``startup-module-modified``, high; setuptools'
   ``distutils-precedence.pth`` with a payload appended, replaced wholesale, or spliced into
   its line (then not the template: not its exact content) is ``startup-file-modified``,
   high, with the reinstall command (the three ways share the roots); Debian's conffile
@@ -33,6 +35,7 @@ from harness.interpreters import pyenv_interpreters
 from harness.spread import DEBIAN, target_params
 
 DP = "/usr/lib/python3/dist-packages/distutils-precedence.pth"
+HACK = "/usr/lib/python3/dist-packages/_distutils_hack/__init__.py"
 PLANTED = "/usr/lib/python3/dist-packages/swr-integ-planted.pth"
 SIX_LIST = "/var/lib/dpkg/info/python3-six.list"
 PAYLOAD = b"import sys; exec('sys.swr_integ_payload = 1')\n"
@@ -113,6 +116,22 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     assert hack["owner"]["record"] == "md5sums", hack
     original = t.read_bytes(Path(DP))
     assert hack["owner"]["expected"] == _md5(original), hack
+    assert hack["template"] == "setuptools distutils-precedence", hack  # Debian's, pinned
+
+    # The module behind Debian's verified .pth, changed in a way no capability shows:
+    # checked against python3-setuptools' md5sums, high, never the template.
+    module = Path(HACK)
+    stock_module = t.read_bytes(module)
+    t.write_bytes(module, stock_module + b"\n# swr-integ: changed\n")
+    report = _report(t)
+    assert _file(report, DP)["owner"]["verified"] is True
+    assert _file(report, DP)["template"] is None, _file(report, DP)
+    (changed,) = _about(report, DP, "startup-module-modified")
+    assert changed["severity"] == "high" and changed["path"] == HACK, changed
+    assert changed["package"] == "python3-setuptools", changed
+    assert changed["command"] == "apt install --reinstall python3-setuptools", changed
+    assert changed["expected"] == _md5(stock_module), changed
+    t.write_bytes(module, stock_module)
 
     # Tampered: setuptools' file (this target's share of the three ways), Debian's
     # conffile, and a .pth whose path was appended to python3-six's list by hand.

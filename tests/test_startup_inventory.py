@@ -14,8 +14,8 @@ hermetic CPythons, Debian 12's python in a mount namespace, Debian 13, sid's 3.1
   (``distribution-startup-code``, info, with the distribution and version);
 - ``swr-paths.pth``: path lines naming a world-writable directory (high: the target runs
   as root), a group-writable one (medium) and a missing one (``missing-pth-directory``);
-- an editable install's finder (``__editable__.*.pth``, RECORD-owned, a known template:
-  listed, not flagged);
+- an editable install's finder (``__editable__.*.pth``, RECORD-owned, the finder setuptools
+  69.5.1 generates, in a wheel setuptools built: a known template, listed, not flagged);
 - Debian's own startup files (its ``sitecustomize``, setuptools' ``distutils-precedence.pth``
   where installed) and sitewarden's own ``sitewarden.pth``: listed with their owners, never
   flagged;
@@ -25,8 +25,10 @@ hermetic CPythons, Debian 12's python in a mount namespace, Debian 13, sid's 3.1
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -35,11 +37,26 @@ import sitewarden
 from harness.dists import make_dist
 from harness.interpreters import pyenv_interpreters
 from harness.startup_lines import KNOWN_CHECK
+from harness.wheels import wheel
 
 BROKEN = b"import swr_no_such_module_xyz\nimport sys; sys.swr_after = 1\n"
 PAYLOAD = b"import sys; exec('sys.swr_payload_ran = 1')\n"
 FINDER = "__editable___swr_edit_1_0_finder"
 EDITABLE_LINE = "import %s; %s.install()\n" % (FINDER, FINDER)
+SETUPTOOLS_WHEEL = ("Wheel-Version: 1.0\nGenerator: setuptools (69.5.1)\nRoot-Is-Purelib: false\n"
+                    "Tag: py3-none-any\n")
+
+
+def _setuptools_finder() -> str:
+    """The finder setuptools 69.5.1 writes for an editable install of ``swr_edit``: its own
+    ``_FINDER_TEMPLATE``, read from its wheel (a known template only as its generator
+    writes it)."""
+    with zipfile.ZipFile(wheel("setuptools", "69.5.1")) as z:
+        tree = ast.parse(z.read("setuptools/command/editable_wheel.py").decode())
+    template = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and getattr(n.targets[0], "id", None) == "_FINDER_TEMPLATE")
+    return template.format(name=FINDER, mapping={"swr_edit": "/nonexistent/swr_edit"},
+                           namespaces={})
 
 
 def _fixtures(t) -> dict[str, str]:
@@ -61,8 +78,9 @@ def _fixtures(t) -> dict[str, str]:
             "swr_dist.py": "def hello():\n    pass\n",
             "swr_dist_init.pth": "import swr_dist; swr_dist.hello()\n"}, installer="pip")
         make_dist(stage, "swr-edit", "1.0", {
-            "__editable___swr_edit_1_0_finder.py": "def install():\n    pass\n",
-            "__editable__.swr_edit-1.0.pth": EDITABLE_LINE}, installer="pip")
+            "__editable___swr_edit_1_0_finder.py": _setuptools_finder(),
+            "__editable__.swr_edit-1.0.pth": EDITABLE_LINE,
+            "swr_edit-1.0.dist-info/WHEEL": SETUPTOOLS_WHEEL}, installer="pip")
 
     t.copy_in(build, local)
     if t.version >= (3, 15):

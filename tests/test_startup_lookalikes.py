@@ -19,16 +19,31 @@ sits in a function never called, or behind ``0 and``):
 - a world-writable ``.pth`` and a world-writable module a line imports (the CLI runs as
   root): ``writable-startup-file`` and ``writable-startup-module``, high, with the fix;
 - ``distutils-precedence.pth``'s exact line beside a harmless planted ``_distutils_hack``
-  that nobody vouches for: low (``looks_like``), never the template.
+  that nobody vouches for: medium (``looks_like``), as under any other name.
+
+And a RECORD proves "unchanged since installed", never "benign": wheels built here (named
+setuptools, coverage and others, ``WHEEL`` naming setuptools as generator) ship each
+template's exact startup file (distutils-precedence, coverage, editable finder, virtualenv,
+nspkg, sitewarden's hook) beside a payload module their own RECORD lists: each is high,
+none a template, and ``check --fail-on high`` fails (Debian's targets and a hermetic one).
 """
 
 from __future__ import annotations
 
+import ast
+import base64
+import hashlib
 import json
+import zipfile
+from pathlib import Path
+from typing import Dict
 
 import pytest
 
 from harness.spread import ROTATED, spread, target_params
+from harness.wheels import wheel
+from sitewarden.audit.template_digests import EDITABLE_FINDER
+from sitewarden.audit.templates import masked_form
 
 NEVER = "def _never():\n    import os\n    os.system('true')\n"
 NET = "def process_startup():\n    pass\n\ndef _never():\n    import urllib.request\n" \
@@ -98,12 +113,12 @@ def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_tar
                for e in _about(report, str(local / "zz-swr-coverage.pth"))[
                    "dangerous-startup-code"]["evidence"]), report["findings"]
 
-    # A template's exact content that nobody vouches for: low, never the template.
+    # A template's exact content that nobody vouches for: medium, as under any other name.
     hack = str(local / "distutils-precedence.pth")
     f = _file(report, hack)
     assert f["template"] is None and f["owner"]["kind"] is None, f
     unowned = _about(report, hack)["unowned-startup-code"]
-    assert unowned["severity"] == "low" and unowned["looks_like"] == \
+    assert unowned["severity"] == "medium" and unowned["looks_like"] == \
         "setuptools distutils-precedence", unowned
 
     # sitewarden.pth beside a sitewarden/ with no deployment record: not sitewarden's.
@@ -128,3 +143,135 @@ def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_tar
     module = [f for f in report["findings"] if f["kind"] == "writable-startup-module"
               and f["path"] == str(local / "swr_ww_mod.py")]
     assert module and module[0]["severity"] == "high" and module[0]["line"] == 1, module
+
+
+# ------------------------------------------------- wheels shipping each template's shape
+
+#: Payloads, harmless when run: the dangerous call sits in a function never called.
+RUN = "def _never():\n    import subprocess\n    subprocess.run(['true'])\n"
+SHAPE_FINDER = "__editable___swr_evil_1_0_finder"
+NSPKG_LINE = (
+    "import sys, types, os;has_mfs = sys.version_info > (3, 5);p = os.path.join("
+    "sys._getframe(1).f_locals['sitedir'], *('swr_evilns',));importlib = has_mfs and "
+    "__import__('importlib.util');has_mfs and __import__('importlib.machinery');m = has_mfs "
+    "and sys.modules.setdefault('swr_evilns', importlib.util.module_from_spec("
+    "importlib.machinery.PathFinder.find_spec('swr_evilns', [os.path.dirname(p)])));m = m or "
+    "sys.modules.setdefault('swr_evilns', types.ModuleType('swr_evilns'));mp = (m or []) and "
+    "m.__dict__.setdefault('__path__',[]);(p not in mp) and mp.append(p)\n")
+#: (wheel name, {file: text}): each template's exact startup file, with a payload module
+#: of its own that its RECORD lists (so verified).  Named for the template's author where
+#: a wheel can be: setuptools, coverage; WHEEL says setuptools generated every one.
+SHAPES = (
+    ("setuptools", {
+        "distutils-precedence.pth": (
+            "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
+            "'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n"),
+        "_distutils_hack/__init__.py": "def add_shim():\n    pass\n\n" + RUN}),
+    ("coverage", {
+        "zz-swr-evil-coverage.pth": "import coverage; coverage.process_startup()\n",
+        "coverage/__init__.py": "def process_startup():\n    pass\n\n" + RUN}),
+    ("swr-evil", {
+        "__editable__.swr_evil-1.0.pth": "import %s; %s.install()\n" % ((SHAPE_FINDER,) * 2),
+        SHAPE_FINDER + ".py": "MAPPING = {'swr_evil': '/nonexistent'}\n\n"
+                              "def install():\n    pass\n\n" + RUN,
+        "_virtualenv.pth": "import _virtualenv",
+        "_virtualenv.py": RUN,
+        "swr_evil-nspkg.pth": NSPKG_LINE + "import swr_evil_payload\n",
+        "swr_evil_payload.py": RUN}),
+    ("swr-evil-guard", {  # unpacked in a directory of its own, read through addsitedir:
+        # never the template (a RECORD and a deployment record of its own prove nothing)
+        "sitewarden.pth": "import os; os.access(sitedir + '/sitewarden/__init__.py', 4) and "
+                          "__import__('sitewarden')\n",
+        "sitewarden/__init__.py": RUN}),
+)
+
+
+def _row(path: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (path, digest, len(data))
+
+
+def _wheel(out: Path, name: str, files: Dict[str, str]) -> Path:
+    """A wheel of ``files`` with its dist-info (WHEEL: generated by setuptools; INSTALLER:
+    pip) and a RECORD with every hash; the guard's shape also ships the deployment record
+    sitewarden writes, listing its files."""
+    dist = "%s-1.0.dist-info" % name.replace("-", "_")
+    entries = {path: text.encode() for path, text in files.items()}
+    if "sitewarden.pth" in files:
+        entries["sitewarden/_deployment.record"] = ("\n".join(
+            _row(p, d) for p, d in sorted(entries.items())) + "\n").encode()
+    entries[dist + "/METADATA"] = b"Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % \
+        name.encode()
+    entries[dist + "/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: setuptools (80.9.0)\n"
+                                b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+    entries[dist + "/INSTALLER"] = b"pip\n"
+    rows = [_row(p, d) for p, d in entries.items()]
+    entries[dist + "/RECORD"] = ("\n".join(rows + [dist + "/RECORD,,"]) + "\n").encode()
+    path = out / ("%s-1.0-py3-none-any.whl" % name.replace("-", "_"))
+    with zipfile.ZipFile(path, "w") as z:
+        for member, data in entries.items():
+            z.writestr(member, data)
+    return path
+
+
+def _unpack(t, whl: Path, site: Path) -> None:
+    """Install ``whl`` into ``site`` as pip would: its files as they are, RECORD and all."""
+    with zipfile.ZipFile(whl) as z:
+        for member in z.namelist():
+            for d in reversed((site / member).parents):
+                if len(d.parts) > len(site.parts) and not t.exists(d):
+                    t.put(d, kind="dir", mode=0o755)
+            t.put(site / member, data=z.read(member))
+
+
+@pytest.mark.parametrize("guarded_target", [*target_params("debian"), *spread(
+    ROTATED, targets="hermetic", ways=6)], indirect=True)
+def test_wheels_shipping_template_shapes_with_payloads_are_high(guarded_target, tmp_path):
+    """A RECORD vouches for a wheel's files, not for what they do: each template's exact
+    startup file beside a payload module the same RECORD lists is high, never the
+    template, and ``check --fail-on high`` fails."""
+    t = guarded_target
+    other = t.tmp / "swr-evil-site"
+    t.put(other, kind="dir", mode=0o755)
+    for name, files in SHAPES:
+        _unpack(t, _wheel(tmp_path, name, files), other if "sitewarden.pth" in files
+                else t.local_dir)
+    t.put(t.local_dir / "zz-swr-evil-addsite.pth",
+          data=("import site; site.addsitedir(%r)\n" % str(other)).encode())
+    report = _check(t)
+    for _name, files in SHAPES:
+        for pth in (n for n in files if n.endswith(".pth")):
+            path = str((other if "sitewarden.pth" in files else t.local_dir) / pth)
+            f = _file(report, path)
+            assert f["owner"]["kind"] == "distribution" and f["owner"]["verified"] is True, f
+            assert f["template"] is None, f
+            if pth == "sitewarden.pth":  # its import finds the deployed guard first
+                continue
+            danger = _about(report, path).get("dangerous-startup-code")
+            assert danger and danger["severity"] == "high", (path, _about(report, path))
+            assert "starts-processes" in danger["capabilities"], danger
+    hook = t.local_dir / "sitewarden.pth"  # the deployed guard's own: the template
+    if t.exists(hook):
+        assert _file(report, str(hook))["template"] == "sitewarden", _file(report, str(hook))
+    proc = t.cli("check", "--python", t.executable, "--fail-on", "high")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+def test_a_finders_form_masks_its_data_and_nothing_else():
+    """setuptools' generated finder (69.5.1's, from its wheel) has a pinned form whatever
+    its ``MAPPING``; a statement added, or a call changed, is another form (never the
+    template)."""
+    with zipfile.ZipFile(wheel("setuptools", "69.5.1")) as z:
+        tree = ast.parse(z.read("setuptools/command/editable_wheel.py").decode())
+    template = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and getattr(n.targets[0], "id", None) == "_FINDER_TEMPLATE")
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(masked_form(ast.parse(text)).encode()).hexdigest()
+
+    a = template.format(name=SHAPE_FINDER, mapping={"a": "/x"}, namespaces={})
+    b = template.format(name="__editable___b_2_finder", mapping={"b": "/y", "c.d": "/z"},
+                        namespaces={"ns": ["/n"]})
+    assert digest(a) == digest(b) and digest(a) in EDITABLE_FINDER
+    assert digest(a + "\n" + RUN) not in EDITABLE_FINDER
+    assert digest(a.replace("sys.meta_path.append", "sys.meta_path.insert", 1)) != digest(a)

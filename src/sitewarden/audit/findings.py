@@ -11,7 +11,7 @@ import sys
 from .. import pathfacts, settings
 from ..detect.records import Finding
 from ..probe import private_cache
-from . import analysis, capabilities, line_checks
+from . import analysis, capabilities, line_checks, provenance, templates
 from .reader import READ_LIMIT
 
 
@@ -180,10 +180,13 @@ def _dangerous_fix(f):
 
 
 def _dangerous(f):
-    """``dangerous-startup-code``: code a start runs that starts processes, uses the network,
-    reads credentials or executes what it decodes (:mod:`.capabilities`), whoever owns it
-    (a known template is exempt only when its owner is verified); or None."""
-    if f.template and f.owner.trusted():
+    """``dangerous-startup-code``: code a start runs (the file's lines, and the modules
+    they run) that starts processes, uses the network, reads credentials or executes what
+    it decodes (:mod:`.capabilities`), whoever owns it, verified or not (a RECORD proves
+    "unchanged since installed", never "benign"); excused only by a known template whose
+    content is exactly its own and written by its author (``f.template``, set only then);
+    or None."""
+    if f.template in templates.EXACT:
         return None
     if f.kind in ("sitecustomize", "usercustomize"):
         places = [(None, None, capabilities.from_evidence(f.evidence))]
@@ -211,6 +214,8 @@ def _dangerous(f):
         details.update(distribution=f.owner.distribution, version=f.owner.version)
     elif f.owner.kind == "dpkg":
         details["package"] = f.owner.package
+    if f.lookalike:
+        details["looks_like"] = f.lookalike
     return Finding(
         "dangerous-startup-code", "high",
         "%s (%s) runs code at every start of this interpreter that %s %s: %s; startup files "
@@ -220,73 +225,114 @@ def _dangerous(f):
                 "; ..." if len(shown) > 6 else ""), fix), **details)
 
 
+def _module_modified(f, path, o):
+    """``startup-module-modified``: a module file ``f``'s lines run that is not what its
+    owner ``o`` recorded (its ``.md5sums`` line, its RECORD's hash, sitewarden's deployment
+    record): high, with the fix."""
+    where = dict(file=f.path, path=path, expected=o.expected, actual=o.actual,
+                 owner=o.text())
+    if o.kind == "dpkg":
+        command = "apt install --reinstall %s" % o.package
+        where["package"] = o.package
+    elif o.kind == "sitewarden":
+        command = "sitewarden install --python %s" % (sys.executable or "python3")
+    else:
+        command = "%s -m pip install --force-reinstall --no-deps %s" % (
+            sys.executable or "python3",
+            "%s==%s" % (o.distribution, o.version) if o.version else o.distribution)
+        where.update(distribution=o.distribution, version=o.version)
+    return Finding(
+        "startup-module-modified", "high",
+        "%s, a module that %s runs at every start of this interpreter, is not what %s "
+        "installed (%s): every start runs what it holds now; reinstall it (%s) and find "
+        "out who changed it" % (path, f.path, _owner_words(o), o.mismatch, command),
+        command=command, **where)
+
+
+def _code_findings(f):
+    """What ``f``'s code is: dangerous, modified (the file, or a module it runs), unowned
+    (medium, a template's look-alike too), or a distribution's (info)."""
+    out = []
+    code = [x for x in f.executable() if not x.error]  # a failing line is reported as such
+    first = code[0] if code else None
+    what = ("(line %d: %s)" % (first.number, _short(first.text)) if first
+            else "(the whole module)")
+    runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
+    danger = _dangerous(f)
+    if danger:
+        out.append(danger)
+    out.extend(_module_modified(f, path, o) for path, o in sorted(f.modules.items())
+               if o.claimed() and o.verified is False)
+    if f.owner.claimed() and f.owner.verified is False:
+        found = _modified(f, runs)
+        return out + ([found] if found else [])
+    if danger or not runs or f.template or (f.owner.kind in ("dpkg", "sitewarden")
+                                            and f.owner.verified):
+        return out  # danger says more than unowned- or distribution-startup-code
+    lines = [x.number for x in code]
+    if f.owner.kind is None or not f.owner.verified:
+        out.append(_unowned(f, what, lines))
+    elif f.owner.kind == "distribution":
+        out.append(Finding(
+            "distribution-startup-code", "info",
+            "%s, installed by %s, runs code at every start of this interpreter %s" % (
+                f.path, f.owner.text(), what),
+            file=f.path, lines=lines, distribution=f.owner.distribution,
+            version=f.owner.version))
+    return out
+
+
+def _unowned(f, what, lines):
+    """``unowned-startup-code``, medium: a template's look-alike too (never lower)."""
+    claim = f.owner.claimed()
+    looks = ("; it reads as the %s template, but what it runs or who wrote it is not the "
+             "template's: judged as any code is" % f.lookalike if f.lookalike else "")
+    fix = (" (%s)" % _fix(f)) if f.owner.kind == "sitewarden" else ""
+    return Finding(
+        "unowned-startup-code", "medium",
+        "%s runs code at every start of this interpreter %s and %s%s: find out what "
+        "it does and remove it if nobody should run it%s (startup files are where "
+        "supply-chain payloads live: ATT&CK T1546.018)" % (
+            f.path, what, "is claimed by %s, not verified (%s): judged as if no "
+            "package installed it" % (_owner_words(f.owner), f.owner.mismatch)
+            if claim else "no package installed it (no Debian package, no "
+            "distribution's RECORD lists it)", looks, fix),
+        file=f.path, lines=lines,
+        **({"claimed_by": f.owner.text()} if claim else {}),
+        **({"looks_like": f.lookalike} if f.lookalike else {}))
+
+
+def _line_findings(f, pep829):
+    """A file's failures and special forms, and its path lines' missing directories."""
+    out = []
+    if f.error and f.kind in ("sitecustomize", "usercustomize"):
+        out.append(_failure(f, None, pep829))
+    found = _file_finding(f)
+    if found:
+        out.append(found)
+    for line in f.lines:
+        if line.error:
+            out.append(_failure(f, line, pep829))
+        if line.kind == "path" and line.exists is False and line.runs is not False:
+            out.append(Finding(
+                "missing-pth-directory", "info",
+                "%s line %d names %s, which does not exist%s" % (
+                    f.path, line.number, line.directory,
+                    ": Python 3.15+ prints an error about it at every start" if pep829
+                    else ""),
+                file=f.path, line=line.number, directory=line.directory))
+    return out
+
+
 def findings(files, directories, euid, pep829, lines=None):
     out = []
     analysis.annotate(files, private_cache.DIRECTORY, lines)
+    provenance.vouch(files, private_cache.DIRECTORY)
     if line_checks.STATIC is not None:
         analysis.not_applied(files)
     for f in files:
-        if f.error and f.kind in ("sitecustomize", "usercustomize"):
-            out.append(_failure(f, None, pep829))
-        found = _file_finding(f)
-        if found:
-            out.append(found)
-        for line in f.lines:
-            if line.error:
-                out.append(_failure(f, line, pep829))
-            if line.kind == "path" and line.exists is False and line.runs is not False:
-                out.append(Finding(
-                    "missing-pth-directory", "info",
-                    "%s line %d names %s, which does not exist%s" % (
-                        f.path, line.number, line.directory,
-                        ": Python 3.15+ prints an error about it at every start" if pep829
-                        else ""),
-                    file=f.path, line=line.number, directory=line.directory))
-        code = [x for x in f.executable() if not x.error]  # a failing line is reported as such
-        first = code[0] if code else None
-        what = ("(line %d: %s)" % (first.number, _short(first.text)) if first
-                else "(the whole module)")
-        runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
-        danger = _dangerous(f)
-        if danger:
-            out.append(danger)
-        if f.owner.claimed() and f.owner.verified is False:
-            found = _modified(f, runs)
-            if found:
-                out.append(found)
-            continue
-        if danger:  # it says more than unowned- or distribution-startup-code
-            continue
-        if not runs or f.template or (f.owner.kind in ("dpkg", "sitewarden")
-                                      and f.owner.verified):
-            continue
-        lines = [x.number for x in code]
-        if f.owner.kind is None or not f.owner.verified:
-            claim = f.owner.claimed()
-            looks = ("; it holds exactly the %s template, and neither it nor the module it "
-                     "imports starts processes, reaches the network, reads credentials or runs "
-                     "what it decodes, but nothing verifies who wrote it" % f.lookalike
-                     if f.lookalike else "")
-            fix = (" (%s)" % _fix(f)) if f.owner.kind == "sitewarden" else ""
-            out.append(Finding(
-                "unowned-startup-code", "low" if f.lookalike else "medium",
-                "%s runs code at every start of this interpreter %s and %s%s: find out what "
-                "it does and remove it if nobody should run it%s (startup files are where "
-                "supply-chain payloads live: ATT&CK T1546.018)" % (
-                    f.path, what, "is claimed by %s, not verified (%s): judged as if no "
-                    "package installed it" % (_owner_words(f.owner), f.owner.mismatch)
-                    if claim else "no package installed it (no Debian package, no "
-                    "distribution's RECORD lists it)", looks, fix),
-                file=f.path, lines=lines,
-                **({"claimed_by": f.owner.text()} if claim else {}),
-                **({"looks_like": f.lookalike} if f.lookalike else {})))
-        elif f.owner.kind == "distribution":
-            out.append(Finding(
-                "distribution-startup-code", "info",
-                "%s, installed by %s, runs code at every start of this interpreter %s" % (
-                    f.path, f.owner.text(), what),
-                file=f.path, lines=lines, distribution=f.owner.distribution,
-                version=f.owner.version))
+        out.extend(_line_findings(f, pep829))
+        out.extend(_code_findings(f))
     out.extend(_writable_files(files, euid))
     _acknowledge(files, out)
     for d in directories:

@@ -119,6 +119,11 @@ def _md5sums_hash(package, rel, info):
     return None
 
 
+def md5sums_lists(package, path, info=DPKG_INFO):
+    """Does ``package``'s ``.md5sums`` have a line for ``path`` (the path as written)?"""
+    return _md5sums_hash(package, os.fsencode(path).lstrip(b"/"), info) is not None
+
+
 def _conffile_hash(package, path, status):
     """``(True, md5 or None)`` when ``package``'s stanza in dpkg's ``status`` lists
     ``path`` (bytes) as a conffile (the md5 None when dpkg has none yet, e.g.

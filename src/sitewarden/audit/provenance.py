@@ -1,19 +1,23 @@
-"""Who vouches for each startup file ``check`` lists, and which known template it is.
+"""Who vouches for each startup file ``check`` lists and each module it runs, and which
+known template it is.
 
 The owner (:mod:`.owners`: dpkg's lists, a RECORD, sitewarden's own deployment) is a
 claim; it is checked against that owner's record of the file's content
-(:mod:`.integrity`).  A file is a known template (:mod:`.templates`) only when its whole
-content is the template's, its owner is verified, and the module it imports is a file the
-same owner ships, verified too.  Runs in ``check``'s probe; module level: ``os``, ``sys``
-and sitewarden's modules.
+(:mod:`.integrity`), the startup file's and each module's its lines run alike.  Verified
+means "unchanged since its owner installed it", never "benign": a wheel writes its own
+RECORD.  So a file is a known template (:mod:`.templates`) only when its content, and
+that of each module it runs, is exactly the template's own (pinned per upstream version,
+:mod:`.template_digests`) and its author is the tool that writes it (:data:`AUTHORS`).
+Runs in ``check``'s probe; module level: ``os``, ``sys`` and sitewarden's modules.
 """
 
 import os
 import sys
 
-from .. import _swallowed
+from .. import _swallowed, settings
+from ..detect import distinfo
 from ..probe import private_cache
-from . import integrity, line_checks, owners, templates
+from . import capabilities, integrity, line_checks, owners, template_digests, templates
 from .reader import READ_LIMIT, site_dirs
 from .records import Owner
 
@@ -80,63 +84,287 @@ def _verify(f, check, *args):
 
 def assign_owners(files):
     """Each file's :class:`Owner` (dpkg first, then a RECORD, then sitewarden's own
-    deployment), verified, and its known template (:func:`_template`)."""
+    deployment), verified; its template is :func:`vouch`'s, once its modules are known."""
     wanted = [f.path for f in files if owners.dpkg_candidate(f.path)
               or owners.dpkg_candidate(f.realpath)]
     quiet = [f.path for f in files if f.kind in ("pth", "start") and not f.executable()]
     dpkg = (owners.dpkg_owners(wanted, likely_only=quiet, index_dir=private_cache.DIRECTORY)
             if wanted else {})
     for f in files:
-        dist = None
         if f.path in dpkg:
             f.owner = Owner("dpkg", package=dpkg[f.path])
             _verify(f, integrity.verify_dpkg, f.owner.package, f.path, f.realpath)
+            continue
+        f.dist = owners.record_owner(f.path)
+        if f.dist is not None:
+            f.owner = _dist_owner(f.dist)
+            _verify(f, integrity.verify_record, f.dist, f.path)
         else:
-            dist = owners.record_owner(f.path)
-            if dist is not None:
-                f.owner = Owner("distribution", distribution=dist.name, version=dist.version,
-                                metadata=dist.path, installer=dist.installer)
-                _verify(f, integrity.verify_record, dist, f.path)
-            else:
-                f.owner = _sitewarden_claim(f) or f.owner
+            f.owner = _sitewarden_claim(f) or f.owner
+
+
+def _dist_owner(dist):
+    return Owner("distribution", distribution=dist.name, version=dist.version,
+                 metadata=dist.path, installer=dist.installer)
+
+
+def vouch(files, directory=None):
+    """After the analysis (``line.module_files``): each module file a startup file's lines
+    run, with its owner checked against that owner's record (``f.modules``), and each
+    ``.pth``'s and ``.start``'s known template (:func:`_template`)."""
+    forms = FormMemo(directory)
+    runs = [(f, sorted({p for x in f.executable() for p in x.module_files})) for f in files]
+    wanted = sorted({p for f, paths in runs for p in paths if _own_package(f, p) is None and (
+        owners.dpkg_candidate(p) or owners.dpkg_candidate(os.path.realpath(p)))})
+    dpkg = owners.dpkg_owners(wanted) if wanted else {}  # one search for them all
+    for f, paths in runs:
+        f.modules = {path: _module_owner(f, path, dpkg) for path in paths}
+        f.template = None
         if f.kind in ("pth", "start"):
-            f.template = _template(f, dist)
+            f.template = _template(f, forms)
+    forms.save()
 
 
-def _template(f, dist):
-    """The known template ``f`` is (:mod:`.templates`): its whole content is the
-    template's, its owner is verified, and each module its lines import is a file the
-    same owner ships, verified; else None (``f.lookalike``: the template it reads as)."""
+def _own_package(f, path):
+    """``f``'s Debian package when its ``md5sums`` lists the module file ``path`` too."""
+    o = f.owner
+    return o.package if o.kind == "dpkg" and integrity.md5sums_lists(o.package, path) \
+        else None
+
+
+def _module_owner(f, path, dpkg):
+    """The :class:`Owner` of the module file ``path`` that ``f``'s lines run, verified:
+    sitewarden's deployment (a module in its package beside its hook), ``f``'s Debian
+    package when its ``md5sums`` lists it, the one whose ``.list`` names it (``dpkg``:
+    ``{path: package}``), else the distribution whose RECORD lists it."""
+    o, owner = f.owner, Owner()
+    try:
+        if o.kind == "sitewarden" and f.site_dir and _under(
+                path, os.path.join(f.site_dir, "sitewarden")):
+            owner = Owner("sitewarden")
+            owner.verify(integrity.verify_deployment(f.site_dir, path))
+            return owner
+        package = _own_package(f, path) or dpkg.get(path)
+        if package:
+            owner = Owner("dpkg", package=package)
+            owner.verify(integrity.verify_dpkg(package, path, os.path.realpath(path)))
+            return owner
+        dist = _module_dist(f, path)
+        if dist is not None:
+            owner = _dist_owner(dist)
+            owner.verify(integrity.verify_record(dist, path))
+    except Exception:
+        _swallowed("checking the module %s against its owner's record" % (path,))
+        if owner.claimed():
+            owner.verify(integrity.Verdict(mismatch="could not be checked"))
+    return owner
+
+
+def _module_dist(f, path):
+    """The distribution whose RECORD lists the module file ``path``: ``f``'s own first,
+    then those named after its top-level name, then any in its site directory."""
+    entries = [f.site_dir] if f.site_dir else []
+    entries += sorted((d for d in sys.path if isinstance(d, str) and d), key=len, reverse=True)
+    site = next((d for d in entries if _under(path, d)), None)
+    if site is None:
+        return None
+    rel = os.path.relpath(path, site).replace(os.sep, "/")
+    top = rel.partition("/")[0]
+    top = top[:-len(".py")] if top.endswith(".py") else top
+    dists = distinfo.distributions(site)
+    own = [f.dist] if f.dist is not None and f.site_dir == site else []
+    for dist in own + distinfo._named_after(dists, top.lower()) + list(dists):
+        if dist.kind == "dist-info" and dist.may_list(rel) and rel in (dist.files() or ()):
+            return dist
+    return None
+
+
+def _under(path, directory):
+    return bool(path and directory) and path.startswith(os.path.join(directory, ""))
+
+
+def _template(f, forms):
+    """The known template ``f`` is: its whole content is the template's
+    (:func:`.templates.match`), each module its lines run is the template's own, and its
+    author is the tool that writes it (:data:`AUTHORS`); else None (``f.lookalike``: the
+    template it reads as, judged as any code is)."""
     try:
         found = templates.match(os.path.basename(f.path), [x.text for x in f.lines])
+        if found is None:
+            return None
+        name, modules = found
+        f.lookalike = name
+        origins = [line_checks.module_origin(m) for m in modules]
+        if not all(origins):
+            return None
+        files = set(origins) | set(f.modules)
+        if not AUTHORS[name](f, sorted(files), forms):
+            return None
     except Exception:
         _swallowed("matching %s against the known templates" % (f.path,))
         return None
-    if found is None:
-        return None
-    name, modules = found
-    f.lookalike = name
-    if not f.owner.trusted():
-        return None
-    for module in modules:
-        origin = line_checks.module_origin(module)
-        if not origin or _shipped(f, dist, origin) is not True:
-            return None
     f.lookalike = None
     return name
 
 
-def _shipped(f, dist, origin):
-    """Does ``f``'s owner ship the module file ``origin``, as it is?  (True, False, None)"""
+def _digest(path):
+    """sha256 (hex) of the module file ``path``, or None."""
+    data, _why = integrity._content(path)
+    h = integrity._hasher("sha256") if data is not None else None
+    if h is None:
+        return None
+    h.update(data)
+    return h.hexdigest()
+
+
+def _same_owner(f, module_owner):
+    """Is ``module_owner`` (a module's, verified) the owner of ``f`` (verified) too?"""
     o = f.owner
-    real = os.path.realpath(origin)
+    return o.trusted() and module_owner is not None and module_owner.trusted() and (
+        module_owner.kind, module_owner.package, module_owner.distribution) == (
+            o.kind, o.package, o.distribution)
+
+
+def _setuptools(owner):
+    return (owner.kind == "dpkg" and owner.package == "python3-setuptools") or (
+        owner.kind == "distribution" and settings.canonical(owner.distribution) == "setuptools")
+
+
+def _distutils(f, files, forms):
+    """setuptools' (Debian's python3-setuptools, or the distribution setuptools), its
+    modules each one of ``_distutils_hack``'s pinned files, shipped by the same owner."""
+    return _setuptools(f.owner) and all(
+        _digest(m) in template_digests.DISTUTILS_HACK and _same_owner(f, f.modules.get(m))
+        for m in files)
+
+
+def _editable(f, files, forms):
+    """A finder setuptools generated (its form, data masked, is a pinned one) in a wheel
+    setuptools built (``WHEEL``'s ``Generator``: ``setuptools``, or before 70.1 the
+    ``bdist_wheel`` of ``wheel`` it ran), installed with its ``.pth``: one RECORD lists and
+    verifies both."""
+    return f.owner.trusted() and f.owner.kind == "distribution" and \
+        _generator(f.dist).startswith(("setuptools", "bdist_wheel")) and all(
+            forms.get(_text(m)) in template_digests.EDITABLE_FINDER
+            and _same_owner(f, f.modules.get(m)) for m in files)
+
+
+def _generator(dist):
+    """The ``Generator`` of a distribution's ``WHEEL`` file (what built the wheel), or ""."""
     try:
-        if o.kind == "dpkg":
-            return integrity.verify_dpkg(o.package, origin, real).verified
-        if o.kind == "distribution" and dist is not None:
-            return integrity.verify_record(dist, origin).verified
-        if o.kind == "sitewarden":
-            return integrity.verify_deployment(f.site_dir, origin).verified
-    except Exception:
-        _swallowed("checking the module %s against %s" % (origin, o.text()))
-    return None
+        text = dist._member("WHEEL") if dist is not None and dist.kind == "dist-info" else None
+    except (OSError, ValueError):
+        text = None
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == "generator":
+            return value.strip()
+    return ""
+
+
+def _nspkg(f, files, forms):
+    """setuptools' namespace-package lines run no module; shipped by a package or a
+    distribution, verified."""
+    return not files and f.owner.trusted() and f.owner.kind in ("dpkg", "distribution")
+
+
+def _virtualenv(f, files, forms):
+    """virtualenv's: no package claims the ``.pth``, it sits in the site directory of a
+    virtual environment whose ``pyvenv.cfg`` names virtualenv, and its module is a pinned
+    ``_virtualenv.py`` beside it."""
+    if f.owner.claimed() or not f.site_dir or not _virtualenv_made(f.site_dir):
+        return False
+    return all(os.path.dirname(m) == f.site_dir and _digest(m) in template_digests.VIRTUALENV
+               for m in files)
+
+
+def _virtualenv_made(site_dir):
+    """Does the ``pyvenv.cfg`` of the environment ``site_dir`` is the site directory of
+    (``<prefix>/lib/pythonX.Y/site-packages``, ``<prefix>/Lib/site-packages``) have a
+    ``virtualenv`` key?"""
+    prefix = site_dir
+    for _ in range(3):
+        prefix = os.path.dirname(prefix)
+        try:
+            with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
+                text = fh.read(READ_LIMIT)
+        except (OSError, UnicodeError):
+            continue
+        return any(line.partition("=")[0].strip().lower() == "virtualenv" and "=" in line
+                   for line in text.splitlines())
+    return False
+
+
+def _coverage(f, files, forms):
+    """coverage's line, its modules shipped by coverage.py (:func:`_coverages`), and
+    doing nothing dangerous: coverage's code is not pinned (:data:`.templates.EXACT`), so
+    the label excuses nothing and is not shown on code that needs an excuse."""
+    if any(capabilities.dangerous(capabilities.from_evidence(x.evidence))
+           for x in f.executable()):
+        return False
+    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) for m in files)
+
+
+def _coverages(owner):
+    """Is ``owner`` coverage.py, verified: the distribution coverage, or Debian's package?"""
+    return owner.trusted() and (
+        (owner.kind == "distribution" and settings.canonical(owner.distribution) == "coverage")
+        or (owner.kind == "dpkg" and owner.package == "python3-coverage"))
+
+
+def _sitewarden(f, files, forms):
+    """sitewarden's hook, deployed (its deployment record verifies it, or the Debian package
+    sitewarden's ``md5sums``), each module it runs byte for byte this sitewarden's own (the
+    running code's package: what ``sitewarden install`` deploys)."""
+    o = f.owner
+    if not (o.trusted() and f.site_dir and (o.kind == "sitewarden" or (
+            o.kind == "dpkg" and o.package == "sitewarden"))):
+        return False
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(
+        getattr(sys.modules.get("sitewarden"), "__file__", None) or "/nonexistent")))
+    for m in files:
+        if not _under(m, os.path.join(f.site_dir, "sitewarden")):
+            return False
+        mine = os.path.join(ours, os.path.relpath(m, f.site_dir))
+        if os.path.realpath(mine) == os.path.realpath(m):
+            continue  # this is the code that runs check
+        data = integrity._content(m)[0]
+        if data is None or data != integrity._content(mine)[0]:
+            return False
+    return True
+
+
+#: Each template's test of its modules' content and its author: ``(f, the module files
+#: its lines run, a FormMemo)``.
+AUTHORS = {templates.DISTUTILS: _distutils, templates.EDITABLE: _editable,
+           templates.NSPKG: _nspkg, templates.VIRTUALENV: _virtualenv,
+           templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden}
+
+
+def _text(path):
+    data, _why = integrity._content(path)
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+class FormMemo(private_cache.Memo):
+    """sha256 of a module's masked form (:func:`.templates.masked_form`), by its text: kept
+    from one check to the next (a process's first ``compile()`` is costly)."""
+
+    FORMAT = 2
+    NAME = "template-forms-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
+
+    @staticmethod
+    def answer(text):
+        try:
+            tree = compile(text, "<module>", "exec", line_checks._ONLY_AST, dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return ""
+        h = integrity._hasher("sha256")
+        if h is None:
+            return ""
+        h.update(templates.masked_form(tree).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    @staticmethod
+    def valid(value):
+        return type(value) is str

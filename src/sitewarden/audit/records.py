@@ -146,7 +146,10 @@ class StartupFile(Record):
 
     __slots__ = ("path", "realpath", "kind", "site_dir", "owner", "template", "lines",
                  "disabled_by", "error", "decode_error", "file_type", "size", "started_by",
-                 "capabilities", "evidence", "lookalike")
+                 "capabilities", "evidence", "lookalike") + (
+        # provenance's (no JSON): the distribution whose RECORD lists the file, and
+        # {module file a line runs: its Owner, checked against that owner's record}
+        "dist", "modules")
     FIELDS = _fields("path", "realpath", "kind", "site_dir") + (
         ("owner", "owner", Owner),) + _fields("template", "disabled_by", "error") + (
         ("lines", "lines", StartupLine),) + _fields("decode_error", "file_type", "size",
@@ -172,6 +175,9 @@ class StartupFile(Record):
         self.capabilities = None
         self.evidence = None
         self.lookalike = None  # the template its content is, when not vouched for (no JSON)
+        # provenance's (no JSON)
+        self.dist = None
+        self.modules = {}
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""
