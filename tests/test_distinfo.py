@@ -13,31 +13,31 @@ import zipfile
 import pytest
 
 from harness import make_dist
-from sitewarden.detect import distinfo, metadata
+from sitewarden.detect import distinfo, distribution, metadata
 
 
 def test_canonicalize_and_name_variants():
-    assert metadata.canonicalize("ruamel.yaml") == metadata.canonicalize("ruamel_yaml") == \
+    assert distribution.canonicalize("ruamel.yaml") == distribution.canonicalize("ruamel_yaml") == \
         "ruamel-yaml"
-    assert metadata.canonicalize("PyYAML") == metadata.canonicalize("pyyaml") == "pyyaml"
-    assert metadata.canonicalize("  Foo__Bar--baz ") == "foo-bar-baz"
-    assert "yaml" in metadata.name_variants("PyYAML")
-    assert "dateutil" in metadata.name_variants("python-dateutil")
-    assert "openssl" in metadata.name_variants("pyOpenSSL")
+    assert distribution.canonicalize("PyYAML") == distribution.canonicalize("pyyaml") == "pyyaml"
+    assert distribution.canonicalize("  Foo__Bar--baz ") == "foo-bar-baz"
+    assert "yaml" in distribution.name_variants("PyYAML")
+    assert "dateutil" in distribution.name_variants("python-dateutil")
+    assert "openssl" in distribution.name_variants("pyOpenSSL")
 
 
 def test_requires_txt_sections_become_markers():
     text = ("requests>=2\n\n[:python_version < \"3.8\"]\nimportlib-metadata\n\n"
             "[Socks_Proxy]\nPySocks>=1.5.6\n\n[ssh:sys_platform == \"linux\"]\nparamiko\n"
             "# comment\n")
-    assert metadata.requires_txt_to_requirements(text) == [
+    assert distribution.requires_txt_to_requirements(text) == [
         "requests>=2",
         'importlib-metadata ; (python_version < "3.8")',
         'PySocks>=1.5.6 ; extra == "socks-proxy"',
         'paramiko ; (sys_platform == "linux") and extra == "ssh"',
     ]
-    assert metadata.requires_txt_to_requirements("") == []
-    assert metadata.requires_txt_to_requirements(None) == []
+    assert distribution.requires_txt_to_requirements("") == []
+    assert distribution.requires_txt_to_requirements(None) == []
 
 
 @pytest.mark.parametrize("requirement, version, status", [
@@ -262,9 +262,9 @@ def test_owner_named_after_the_module_among_many(tmp_path):
                           str(tmp_path))
     assert dist is not None and dist.name == "python-dateutil"
     dists = distinfo.distributions(str(tmp_path))
-    assert [x.path.rpartition("/")[2] for x in distinfo._named_after(dists, "dateutil")] \
+    assert [x.path.rpartition("/")[2] for x in distribution._named_after(dists, "dateutil")] \
         == ["Python.DateUtil-2.8.2.dist-info"]
-    assert [x.file_name for x in distinfo._named_after(dists, "other_7")] == ["other_7"]
+    assert [x.file_name for x in distribution._named_after(dists, "other_7")] == ["other_7"]
     assert all("headers" not in x._cache for x in dists if x.file_name != "Python.DateUtil")
 
 
@@ -318,9 +318,9 @@ def test_requirement_name(text, name):
 def test_headers_end_at_a_blank_line_of_any_kind():
     """A line of blanks ends the headers, whatever the blanks; a line starting with a
     space continues the previous header, and starts one when none came before."""
-    assert metadata.parse_headers("Name: a\r\n\r\nVersion: 1") == [("name", "a")]
-    assert metadata.parse_headers("Name: a\n\x0b\nVersion: 1") == [("name", "a")]
-    assert metadata.parse_headers("Name: a\n \t\nVersion: 1") == [("name", "a")]
-    assert metadata.parse_headers("Name: a\nDescription: x\n  y\nVersion: 1") == [
+    assert distribution.parse_headers("Name: a\r\n\r\nVersion: 1") == [("name", "a")]
+    assert distribution.parse_headers("Name: a\n\x0b\nVersion: 1") == [("name", "a")]
+    assert distribution.parse_headers("Name: a\n \t\nVersion: 1") == [("name", "a")]
+    assert distribution.parse_headers("Name: a\nDescription: x\n  y\nVersion: 1") == [
         ("name", "a"), ("description", "x\ny"), ("version", "1")]
-    assert metadata.parse_headers(" Name: a\nVersion: 1") == [("name", "a"), ("version", "1")]
+    assert distribution.parse_headers(" Name: a\nVersion: 1") == [("name", "a"), ("version", "1")]

@@ -230,7 +230,8 @@ def test_imported_after_startup_does_not_activate():
 #: showing a warning loads.  Adding an import to ``detect/`` changes it, deliberately.
 FIRST_SHADOW_SITEWARDEN = {
     "sitewarden._watch", "sitewarden.api", "sitewarden.api.categories", "sitewarden.detect",
-    "sitewarden.detect.cases", "sitewarden.detect.distinfo", "sitewarden.detect.emit",
+    "sitewarden.detect.cases", "sitewarden.detect.distinfo", "sitewarden.detect.distribution",
+    "sitewarden.detect.emit",
     "sitewarden.detect.layout", "sitewarden.detect.metadata",
     "sitewarden.detect.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
     "sitewarden.guard",

@@ -2,8 +2,9 @@
 
 Loaded by ``shadowing`` only when an import's winning copy sits earlier on
 ``sys.path`` than the distro's copy (or a regular package hides the distro's
-namespace portions): the exact layout (``layout``), the copies' metadata and
-the distro distributions' requirements (``distinfo``, ``metadata``) decide, and
+namespace portions): the exact layout (``layout``), the copies' distributions
+(``distinfo`` finds them, ``distribution`` reads them) and the distro distributions'
+requirements (``metadata``) decide, and
 :func:`warning` words the one ``ShadowWarning``.  ``shadowscan`` (the ``check``
 collector) describes copies and requirements with the same functions.
 """
@@ -13,7 +14,7 @@ import sys
 
 from .. import _swallowed, pathfacts
 from ..guard import marker
-from . import distinfo, layout, metadata
+from . import distinfo, distribution, layout, metadata
 from .records import Copy, HiddenNamespace, Portion, Requirement, ShadowCase
 from .specs import copy_path, portion, same_file
 
@@ -59,12 +60,12 @@ def requirement_report(module, winner_dist, shadowed_dists, consumer_dirs):
         if dist is not None and dist.canonical_name:
             names.add(dist.canonical_name)
     if not names:
-        names.add(metadata.canonicalize(module.split(".")[0]))
+        names.add(distribution.canonicalize(module.split(".")[0]))
     out = []
     for consumer, text in distinfo.requirers(names, consumer_dirs):
         if consumer.canonical_name in names:
             continue
-        wanted = metadata.canonicalize(metadata.requirement_name(text))
+        wanted = distribution.canonicalize(metadata.requirement_name(text))
         if winner_dist is None:
             status, detail = metadata.check_requirement(text, None)
             installed = None
@@ -201,7 +202,7 @@ def startup_importer(name):
         if origin:
             files.append((origin, False))
     for path, pth in files:
-        data = metadata.read_file(path)  # O_NONBLOCK: a FIFO cannot hang the process
+        data = distribution.read_file(path)  # O_NONBLOCK: a FIFO cannot hang the process
         if not data:
             continue
         lines = data.decode("utf-8", "replace").splitlines()

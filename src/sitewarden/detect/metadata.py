@@ -1,9 +1,8 @@
-"""The text of distribution metadata, read and understood by hand.
+"""Versions and requirements (PEP 440, PEP 508), compared by hand where they are plain.
 
-``distinfo`` finds the distributions and asks what their metadata says; the rules
-for the text itself are here: a metadata file read (bounded, non-blocking),
-RFC 822 headers, ``requires.txt`` sections, ``RECORD`` lines, project names
-(PEP 503), and versions and requirements (PEP 440, PEP 508).
+A distribution's own files are read by :mod:`.distribution`; here is what its
+versions and the requirements on it mean: whether a version satisfies a requirement,
+which of two versions is newer, the project a requirement names.
 
 The first shadow warning of a process must cost a few milliseconds, and
 importing ``packaging`` (``re``, ``typing``, its regular expressions; and
@@ -18,160 +17,13 @@ they accept).  Everything else (epochs, pre/post/dev/local parts, wildcards,
 :func:`sitewarden.detect.vendored.modules` (imported on first need).  Garbage
 never raises: unreadable values become None, unparsable versions "cannot
 compare".  All of it in one module, the plain versions too: the first shadow
-warning loads it beside ``distinfo``, and each module more costs every warning.
-Module level: ``os`` and sitewarden's own modules.
+warning loads it, and each module more costs every warning.
+Module level: sitewarden's own modules.
 """
 
-import os
+from .distribution import canonicalize, packaging_modules, parse_version
 
-from .. import _swallowed
-
-#: Largest metadata file read (a METADATA with a huge description is cut).
-MAX_BYTES = 1 << 22
-
-_packaging = []
-
-
-# ---------------------------------------------------------------- reading
-
-
-def read_file(path):
-    """Up to MAX_BYTES of a file, through ``os.open``/``os.read`` (a fraction of what
-    ``open()`` costs, which matters for hundreds of metadata files).  ``O_NONBLOCK``: a
-    FIFO planted as metadata cannot hang the process.  None on error (a directory...)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):
-        return None
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) < _CHUNK:
-            return data  # nearly every metadata file: one read
-        chunks = [data]
-        size = len(data)
-        while size < MAX_BYTES:
-            data = os.read(fd, min(1 << 20, MAX_BYTES - size))
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-_CHUNK = 1 << 14
-
-
-def exists(path):
-    """Does ``path`` exist (for the effective ids, as ``open`` would see it)?  An
-    ``access`` call: a missing file costs no exception (``read_file``'s failed ``open``
-    costs four times as many instructions).  True when that cannot be asked."""
-    try:
-        if os.access in os.supports_effective_ids:
-            return os.access(path, os.F_OK, effective_ids=True)
-    except (OSError, TypeError, ValueError):
-        pass
-    return True
-
-
-def decode(data):
-    """A metadata file's bytes as text: UTF-8 (a BOM dropped), else Latin-1; None stays."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-# ---------------------------------------------------------------- headers, lists, names
-
-
-def parse_headers(text):
-    """RFC 822 headers of a METADATA / PKG-INFO text: ``[(key, value)]``, up to the body."""
-    out = []
-    if not text:
-        return out
-    end = text.find("\n\n")  # the first empty line: the body (a README) is never split
-    for line in (text if end < 0 else text[:end]).splitlines():
-        if line[:1] in " \t":  # (and "": \r\n line ends) a continuation, or the body
-            if not line.strip():
-                break
-            if out:
-                key, value = out[-1]
-                out[-1] = (key, value + "\n" + line.strip())
-                continue
-        key, colon, value = line.partition(":")
-        if not colon:
-            if not line.strip():  # a line of other blanks ends the headers too
-                break
-            continue
-        out.append((key.strip().lower(), value.strip()))
-    return out
-
-
-def requires_txt_to_requirements(text):
-    """setuptools' ``requires.txt`` -> requirement strings with markers
-    (``[extra]`` and ``[extra:marker]``/``[:marker]`` sections converted,
-    extras normalised as PEP 685 says)."""
-    out = []
-    if not text:
-        return out
-    extra, marker = "", ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            extra, _, marker = line[1:-1].partition(":")
-            extra, marker = canonicalize(extra.strip()), marker.strip()
-            continue
-        conditions = []
-        req, semi, own_marker = line.partition(";")
-        if semi and own_marker.strip():
-            conditions.append("(%s)" % own_marker.strip())
-        if marker:
-            conditions.append("(%s)" % marker)
-        if extra:
-            conditions.append('extra == "%s"' % extra)
-        out.append(req.strip() + (" ; " + " and ".join(conditions) if conditions else ""))
-    return out
-
-
-def record_path(line):
-    """The path a ``RECORD`` line lists (its first CSV field)."""
-    if line.startswith('"'):
-        import csv  # only for a quoted RECORD line (rare)
-
-        try:
-            row = next(csv.reader([line]))
-            return row[0] if row else ""
-        except (csv.Error, StopIteration):
-            return ""
-    return line.split(",", 1)[0]
-
-
-def canonicalize(name):
-    """PEP 503 normalisation: lower case, runs of ``-_.`` as one ``-``."""
-    text = str(name).strip().lower().replace("_", "-").replace(".", "-")
-    while "--" in text:
-        text = text.replace("--", "-")
-    return text
-
-
-def name_variants(name):
-    """Module names a distribution name may stand for when the metadata lists
-    no files (Fedora RPM, stale metadata): ``python-dateutil`` -> ``dateutil``,
-    ``PyYAML`` -> ``yaml``..."""
-    key = canonicalize(name).replace("-", "_")
-    out = [key]
-    for prefix in ("python_", "py_", "python", "py"):
-        if key.startswith(prefix) and len(key) > len(prefix):
-            out.append(key[len(prefix):])
-    return out
+# ---------------------------------------------------------------- requirement names
 
 
 _ASCII_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
@@ -190,13 +42,6 @@ def requirement_name(text):
             end += 1
         return text[:end]
     return text[:len(text) - len(rest)]
-
-
-def needle_fragments(needles):
-    """The longest separator-free run of each needle (a canonical name, bytes): folding
-    maps separators only, so a text that holds a needle once folded holds its fragment
-    once lowered."""
-    return [max(n.split(b"-"), key=len) for n in needles]
 
 
 # ---------------------------------------------------------------- plain versions, no packaging
@@ -359,32 +204,6 @@ def _is_name(text):
 
 
 # ---------------------------------------------------------------- versions, requirements
-
-
-def packaging_modules():
-    """``(version, specifiers, requirements, markers, utils)`` or None when unavailable."""
-    if not _packaging:
-        try:
-            from . import vendored  # only for a version the plain_ functions cannot read
-
-            _packaging.append(vendored.modules())
-        except Exception:
-            _swallowed("packaging (versions, specifiers and markers are not compared)")
-            _packaging.append(None)
-    return _packaging[0]
-
-
-def parse_version(text):
-    """A ``packaging`` Version, or None (not PEP 440, or no packaging)."""
-    if not text:
-        return None
-    mods = packaging_modules()
-    if mods is None:
-        return None
-    try:
-        return mods[0].Version(str(text).strip())
-    except ValueError:  # InvalidVersion: not PEP 440
-        return None
 
 
 def compare_versions(a, b):

@@ -9,7 +9,7 @@ never at an import: the runtime warns through ``shadowing`` and ``cases``.
 import os
 
 from .. import pathfacts, settings
-from . import distinfo, layout, metadata
+from . import distinfo, distribution, layout, metadata
 from .cases import describe_copy, make_case, violated
 from .records import (
     DistCopy,
@@ -200,7 +200,7 @@ def _module_names(dist):
     if names is None:
         names = dist.top_level_from_files()
     if not names:
-        names = set(metadata.name_variants(dist.name or ""))
+        names = set(distribution.name_variants(dist.name or ""))
     return sorted(n for n in names if n)
 
 
@@ -246,7 +246,7 @@ def collect():
     for case in scanner.cases:
         for s in case.shadowed:
             if s.distribution and case.severity != "info":
-                shadowed_names.add(metadata.canonicalize(s.distribution))
+                shadowed_names.add(distribution.canonicalize(s.distribution))
     distributions = _shadowed_metadata(order, by_name, f.venv, shadowed_names, effective,
                                        findings)
     violations = _violations(shadowed_names, effective, order, by_name)
@@ -392,7 +392,7 @@ def _violations(names, effective, order, by_name):
     done = {}
     for _index, dist, cls in consumers:
         for text in dist.requires():
-            wanted = metadata.canonicalize(metadata.requirement_name(text))
+            wanted = distribution.canonicalize(metadata.requirement_name(text))
             if wanted not in names or wanted == dist.canonical_name:
                 continue
             for version, how, location in effective.get(wanted, ()):

@@ -108,7 +108,7 @@ _RUNTIME = {
               "audit.records", "audit.provenance", "audit.analysis",
               "audit.templates", "audit.capabilities", "audit.owners",
               "audit.integrity", "probe.private_cache", "audit.site_emulation",
-              "probe.static_check", "pathfacts") + _STDLIB_NAMES,
+              "probe.static_check", "pathfacts", "detect.distribution") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
 _RUNTIME["shadows"] = _RUNTIME["check"]
