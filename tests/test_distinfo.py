@@ -262,9 +262,9 @@ def test_owner_named_after_the_module_among_many(tmp_path):
                           str(tmp_path))
     assert dist is not None and dist.name == "python-dateutil"
     dists = distinfo.distributions(str(tmp_path))
-    assert [x.path.rpartition("/")[2] for x in distribution._named_after(dists, "dateutil")] \
+    assert [x.path.rpartition("/")[2] for x in distribution.named_after(dists, "dateutil")] \
         == ["Python.DateUtil-2.8.2.dist-info"]
-    assert [x.file_name for x in distribution._named_after(dists, "other_7")] == ["other_7"]
+    assert [x.file_name for x in distribution.named_after(dists, "other_7")] == ["other_7"]
     assert all("headers" not in x._cache for x in dists if x.file_name != "Python.DateUtil")
 
 

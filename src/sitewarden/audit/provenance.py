@@ -15,7 +15,7 @@ import os
 import sys
 
 from .. import _swallowed, settings
-from ..detect import distinfo
+from ..detect import distinfo, distribution
 from ..probe import private_cache
 from . import capabilities, integrity, line_checks, owners, template_digests, templates
 from .reader import READ_LIMIT, site_dirs
@@ -173,7 +173,7 @@ def _module_dist(f, path):
     top = top[:-len(".py")] if top.endswith(".py") else top
     dists = distinfo.distributions(site)
     own = [f.dist] if f.dist is not None and f.site_dir == site else []
-    for dist in own + distinfo._named_after(dists, top.lower()) + list(dists):
+    for dist in own + distribution.named_after(dists, top.lower()) + list(dists):
         if dist.kind == "dist-info" and dist.may_list(rel) and rel in (dist.files() or ()):
             return dist
     return None

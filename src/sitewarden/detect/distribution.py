@@ -529,7 +529,7 @@ def claimant(dists, module, rel):
     # Distributions named after the module (six, PyYAML for yaml, python-dateutil for
     # dateutil) first: when one's metadata claims the module, the rest of the directory
     # (hundreds of distributions in a distro directory) is not read.
-    named = _named_after(dists, top.lower())
+    named = named_after(dists, top.lower())
     if named:
         best, score = _best(named, module, top, rel, want)
         if score >= 2:
@@ -542,7 +542,7 @@ def claimant(dists, module, rel):
 _NAMED_AFTER = ("",) + NAME_PREFIXES
 
 
-def _named_after(dists, low):
+def named_after(dists, low):
     """The distributions named after module ``low`` (lower case), from their metadata file
     names alone, in :data:`_NAMED_AFTER` order, then directory order.  A file name is
     canonicalised only when its lowered text holds the longest separator-free run of

@@ -104,7 +104,7 @@ class PathEntry(Record):
 
 
 class Copy(Record):
-    """One copy of a module on ``sys.path``; ``dist`` is its ``distinfo.Distribution``
+    """One copy of a module on ``sys.path``; ``dist`` is its ``distribution.Distribution``
     (or None), kept for the requirement checks and not part of the JSON form."""
 
     __slots__ = ("index", "entry", "cls", "path", "file", "distribution", "version",
