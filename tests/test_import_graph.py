@@ -159,7 +159,7 @@ def test_nothing_outside_cli_imports_the_cli():
 
 #: The most lines a module of sitewarden's may have: past it, a module holds more than one
 #: concern, and is split by concern (``cli/deploy``: ``fileops``, ``bytecode``,
-#: ``sitecustomize_block``; ``detect/distinfo``: ``metadata``).
+#: ``sitecustomize_block``; ``detect/distinfo``: ``distribution``, ``metadata``).
 MAX_MODULE_LINES = 600
 
 
