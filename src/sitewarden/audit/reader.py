@@ -439,7 +439,9 @@ def real_file(path):
     (``pathfacts.real``), the file with one ``lstat`` (a link: resolved whole), where a
     ``realpath`` costs one ``lstat`` per component."""
     if os.path.islink(path):
-        return os.path.realpath(path)
+        real = os.path.realpath(path)
+        own = "/proc/%d/" % os.getpid()  # /proc/self: every process's own, not the probe's
+        return "/proc/self/" + real[len(own):] if real.startswith(own) else real
     head, tail = os.path.split(path)
     return os.path.join(pathfacts.real(head), tail)
 
