@@ -330,6 +330,18 @@ def pth_files(site_dirs, site=None):
     return out
 
 
+def pth_directories(path):
+    """The directories the path lines of the ``.pth`` file ``path`` name, joined to its
+    directory as this interpreter's ``site`` joins them (read by :func:`read_file`)."""
+    found = read_file(path)
+    if not found or not found[0]:
+        return []
+    site = sys.modules.get("site")
+    lines = _pth_lines(os.path.dirname(path), found[0], site is not None and pep829_site(site),
+                       tuple(sys.version_info[:2]), None, set())
+    return [line.directory for line in lines if line.kind == "path"]
+
+
 def read_startup_files(site, version=None):
     """Every ``.pth`` (and, on 3.15+, ``.start``) file ``site`` reads, in its order, with
     each line classified; import lines and entry points not yet judged.
