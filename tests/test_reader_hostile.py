@@ -11,11 +11,15 @@ text report:
 - a ``.pth`` linked to ``/proc/self/environ`` (its size says empty, a read returns the
   reading process's environment: a pseudo file, its lines not shown);
 - a FIFO and a directory named ``*.pth``;
-- names holding a newline (made to forge a finding's line) and a byte that is not UTF-8.
+- names holding a newline (made to forge a finding's line) and a byte that is not UTF-8;
+- a symbolic link loop and a broken link named ``*.pth`` (``site`` cannot open them).
 
 ``check --json`` answers within seconds (the probe's own limit is 120 s), exits 1 (a
 finding), not 2 (no report), still reports the dangerous ``.pth`` and names each hostile
-file in a finding; the text report shows the names escaped, no forged line.
+file in a finding; the text report shows the names escaped, no forged line.  Without the
+FIFO (a normal start would hang on it), the emulated start is the real one: ``check``'s
+report is the live probe's (``GuardedPython.check``), the line after a NUL path line
+added to ``sys.path`` as ``site`` adds it.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ def _plant(t) -> dict:
         "swr-dir.pth": ("dir", b""),
         FORGED: ("file", DANGER),
         UNDECODABLE: ("file", b"/swr-no-such-dir\n"),
+        "swr-loop.pth": ("symlink", b"swr-loop.pth"),
+        "swr-broken.pth": ("symlink", b"/swr-no-such-file"),
+        "swr-nul.start": ("file", b"swr\x00mod:main\n"),  # 3.15+: an entry point
         "swr-fifo.pth": ("fifo", b""),  # last: from here on, a start of the target hangs
     }
     for name, (kind, data) in files.items():
@@ -51,6 +58,8 @@ def _plant(t) -> dict:
             "swr-environ.pth": "startup-file-special",
             "swr-dir.pth": "startup-file-special",
             "swr-fifo.pth": "startup-file-special",
+            "swr-loop.pth": "startup-file-special",
+            "swr-broken.pth": "startup-file-special",
             FORGED: "startup-file-odd-name",
             UNDECODABLE: "startup-file-odd-name"}
 
@@ -70,6 +79,9 @@ def test_hostile_startup_files_are_named_never_fatal(bare_target):
     found = {}
     for f in report["findings"]:
         found.setdefault(f.get("file"), set()).add(f["kind"])
+    pep829 = report["startup"]["pep829"]
+    if pep829:
+        expected["swr-nul.start"] = "startup-line-fails"
     for name, kind in expected.items():
         path = str(t.local_dir / name)
         assert kind in found.get(path, ()), (name, found.get(path), sorted(found, key=str))
@@ -77,6 +89,7 @@ def test_hostile_startup_files_are_named_never_fatal(bare_target):
                if f["kind"] == "startup-file-special"}
     assert special == {str(t.local_dir / n): kind for n, kind in (
         ("swr-environ.pth", "pseudo file"), ("swr-dir.pth", "directory"),
+        ("swr-loop.pth", "symlink loop"), ("swr-broken.pth", "broken symlink"),
         ("swr-fifo.pth", "fifo"))}, special
     files = {f["path"]: f for f in report["startup"]["files"]}
     nul = [line for line in files[str(t.local_dir / "swr-nul-path.pth")]["lines"]
@@ -90,3 +103,28 @@ def test_hostile_startup_files_are_named_never_fatal(bare_target):
     assert "swr-bad\\xffname.pth" in text, text
     assert not [line for line in text.splitlines() if line.startswith("  high   swr-forged")]
     assert not [c for c in text if ord(c) < 32 and c not in "\n\t"], text
+
+
+def test_emulated_start_reads_hostile_files_as_site_does(bare_target):
+    """The same files but the FIFO: the static report is the live probe's, on every target."""
+    t = bare_target
+    after = t.tmp / "swr-after-nul"
+    t.put(after, kind="dir")
+    local = t.local_dir
+    t.put(local / "swr-danger.pth", data=DANGER)
+    t.put(local / "swr-nul-path.pth", data=b"/swr\x00dir\n%s\n" % str(after).encode())
+    t.put(local / "swr-nul-import.pth", data=b"import os\x00; os.getcwd()\n")
+    t.put(local / "swr-environ.pth", kind="symlink", data=b"/proc/self/environ")
+    t.put(local / "swr-dir.pth", kind="dir")
+    t.put(local / "swr-loop.pth", kind="symlink", data=b"swr-loop.pth")
+    t.put(local / FORGED, data=DANGER)
+    report = t.check()  # asserts it is the live probe's report
+    entries = [e["path"] for e in report["layout"]["entries"]]
+    assert str(after) in entries, entries
+    kinds = {(f["kind"], f.get("file")) for f in report["findings"]}
+    for name, kind in (("swr-danger.pth", "dangerous-startup-code"),
+                       ("swr-nul-import.pth", "startup-line-fails"),
+                       ("swr-environ.pth", "startup-file-special"),
+                       ("swr-loop.pth", "startup-file-special"),
+                       (FORGED, "startup-file-odd-name")):
+        assert (kind, str(local / name)) in kinds, (name, sorted(kinds, key=str))

@@ -1,13 +1,22 @@
-"""Startup files read exactly as the target's ``site`` reads them, never run.
+"""Startup files read exactly as the target's ``site`` reads them, never run: the one reader.
+
+Every read of a ``.pth`` or ``.start`` file in ``check`` is made here, once per probe run
+(:func:`read_file`, :func:`read_bytes`): the emulated start (:mod:`.site_emulation`), the
+inventory (:func:`read_startup_files`), the shadow scan's path classes
+(``detect.layout.pth_entries``, ``detect.distinfo.pth_paths``: :func:`pth_files`,
+:func:`pth_directories`) and the owners' hashes (:mod:`.integrity`).
 
 Which files (the user site when enabled, then each site directory, in ``site``'s order;
 names sorted, dot files skipped where ``site`` skips them; on 3.15+ PEP 829's ``.start``
 files too), and their lines as that version of CPython gets them: the decoding (3.8-3.12:
 the locale's, strict, chunk by chunk; 3.13+: ``utf-8-sig``, then the locale's), the line
 ends (3.8-3.12: universal newlines only; 3.13+: ``str.splitlines``), the ``import ``
-rule, BOMs and NUL bytes kept where ``site`` keeps them.  A file ``site`` cannot decode
-carries CPython's error; a FIFO, socket or device is never opened, a regular file is
-opened without blocking and read up to :data:`READ_LIMIT`.  An import line calling
+rule, BOMs and NUL bytes kept where ``site`` keeps them (a path line holding a NUL names
+no directory: :data:`NUL_NOTE`).  A file ``site`` cannot decode carries CPython's error.
+Never blocks, never reads more than :data:`READ_LIMIT`, never raises: a FIFO, socket,
+device or directory is never opened, a regular file is opened without blocking and read
+up to the limit whatever its size says; what is not read as lines gets a ``file_type``
+(:data:`UNOPENED`, :data:`PSEUDO`).  An import line calling
 ``site.addsitedir('<absolute literal>')`` brings that directory's files in after its own.
 Runs in ``check``'s probe (:mod:`.inventory` judges what is read); module level: ``os`` and
 ``sys``.
@@ -330,6 +339,18 @@ def pth_files(site_dirs, site=None):
     return out
 
 
+def pth_directories(path):
+    """The directories the path lines of the ``.pth`` file ``path`` name, joined to its
+    directory as this interpreter's ``site`` joins them (read by :func:`read_file`)."""
+    found = read_file(path)
+    if not found or not found[0]:
+        return []
+    site = sys.modules.get("site")
+    lines = _pth_lines(os.path.dirname(path), found[0], site is not None and pep829_site(site),
+                       tuple(sys.version_info[:2]), None, set())
+    return [line.directory for line in lines if line.kind == "path"]
+
+
 def read_startup_files(site, version=None):
     """Every ``.pth`` (and, on 3.15+, ``.start``) file ``site`` reads, in its order, with
     each line classified; import lines and entry points not yet judged.
@@ -439,7 +460,9 @@ def real_file(path):
     (``pathfacts.real``), the file with one ``lstat`` (a link: resolved whole), where a
     ``realpath`` costs one ``lstat`` per component."""
     if os.path.islink(path):
-        return os.path.realpath(path)
+        real = os.path.realpath(path)
+        own = "/proc/%d/" % os.getpid()  # /proc/self: every process's own, not the probe's
+        return "/proc/self/" + real[len(own):] if real.startswith(own) else real
     head, tail = os.path.split(path)
     return os.path.join(pathfacts.real(head), tail)
 

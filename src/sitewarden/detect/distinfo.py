@@ -140,16 +140,13 @@ def pth_owner(pth):
 
 def pth_paths(dist):
     """The directories that the ``.pth`` files ``dist`` installed add to ``sys.path``."""
+    from ..audit import reader  # check only (shadowscan): the startup files' one reader
+
     out = []
     try:
         for rel in dist.files() or ():
-            if "/" in rel or not rel.endswith(".pth"):
-                continue
-            path = os.path.join(dist.location or os.curdir, rel)
-            text = distribution.decode(distribution.read_file(path))
-            for line in (text or "").splitlines():
-                if line.strip() and not line.startswith(("#", "import ", "import\t")):
-                    out.append(os.path.join(dist.location or os.curdir, line.rstrip()))
+            if "/" not in rel and rel.endswith(".pth"):
+                out.extend(reader.pth_directories(os.path.join(dist.location or os.curdir, rel)))
     except Exception:
         _swallowed("the .pth paths of %s" % (getattr(dist, "path", dist),))
     return out

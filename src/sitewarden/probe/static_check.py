@@ -15,7 +15,7 @@ import os
 import sys
 
 from .. import _swallowed
-from ..audit import line_checks, site_emulation
+from ..audit import line_checks, reader, site_emulation
 from . import check
 
 #: The module the guard's hooks import, and the entry point they call.
@@ -79,13 +79,12 @@ def _imports_guard(f):
 def _source_imports(path, text=None):
     """The top-level names of every module the code at ``path`` (or ``text``) imports
     anywhere in it (``import``, ``from``, ``__import__('name')``), from its syntax tree;
-    empty when it cannot be read or compiled.  Only code that names the guard is compiled
-    (a process's first ``compile()`` costs ~10M instructions)."""
-    if text is None:
-        try:
-            with open(path, "rb") as f:
-                text = f.read(1 << 20)
-        except (OSError, TypeError):
+    empty when it cannot be read (:func:`..audit.reader.read_bytes`) or compiled.  Only
+    code that names the guard is compiled (a process's first ``compile()`` costs ~10M
+    instructions)."""
+    if text is None:  # a sitecustomize: read by the startup files' one reader
+        text = reader.read_bytes(path)[0] if isinstance(path, str) else None
+        if text is None:
             return set()
     if (GUARD.encode() if isinstance(text, bytes) else GUARD) not in text:
         return set()
