@@ -6,7 +6,8 @@ setuptools wheels on PyPI (49.6 to 84.2) and Debian 12's, 13's and sid's python3
 (``_distutils_hack/__init__.py`` and ``override.py``); the editable finder setuptools 64+
 generates (:func:`.templates.masked_form` of ``_FINDER_TEMPLATE`` rendered, sha256 of the
 form); virtualenv's ``_virtualenv.py`` from its wheels on PyPI (20.0 to 21.15: the file is
-copied as it is).  A version missing here makes its files plain code, judged as any code
+copied as it is), and uv's copy, from the venvs each uv release on PyPI made (0.4 to 0.13,
+one release a minor version).  A version missing here makes its files plain code, judged as any code
 is, never a wrong excuse.  Imports nothing.
 """
 
@@ -92,4 +93,12 @@ VIRTUALENV = {
         "virtualenv 21.7.16 .. 21.15.0",
     "cfe56cafbd68fd31a0e87100f111d7d2f6b7157241096500013c07e88d80a22f":
         "virtualenv 21.15.14",
+}
+
+#: uv's copy of it (``uv venv``; none on 3.10+ since 0.13): the uv versions writing it.
+UV_VIRTUALENV = {
+    "6cf30c56faf2a55228914dbbd17f8088ed371ebb08f5e7fa6fd931f913fcaf1d":
+        "uv 0.4.30 .. 0.10.12",
+    "cfb3db86aaa53bb62b5ff764970bec2d71c9228590a0ebec57f6ec926cc0bf1a":
+        "uv 0.11.33 .. 0.13.9",
 }
