@@ -225,16 +225,17 @@ def test_the_index_of_this_machine_agrees_with_its_lists(tmp_path):
 
 def test_a_packages_md5sums_and_a_virtualenvs_pyvenv_cfg(tmp_path):
     """A module is the startup file's package's when that package's ``md5sums`` lists it
-    (``integrity.md5sums_lists``); virtualenv's template needs the ``virtualenv`` key of
-    the environment's ``pyvenv.cfg`` (``python -m venv`` writes none)."""
+    (``integrity.md5sums_lists``); virtualenv's template needs the ``virtualenv`` (or
+    ``uv``) key of the environment's ``pyvenv.cfg`` (``python -m venv`` writes none)."""
     info = make_info(tmp_path, {"python3-x": ["/usr/lib/python3/dist-packages/x.pth"]})
     assert integrity.md5sums_lists("python3-x", "/usr/lib/python3/dist-packages/x.pth", info)
     assert not integrity.md5sums_lists("python3-x", "/usr/lib/python3/dist-packages/y.pth",
                                        info)
     assert not integrity.md5sums_lists("python3-none", "/usr/lib/x.pth", info)
-    for name, cfg, made in (("ve", "home = /usr/bin\nvirtualenv = 20.21.1\n", True),
-                            ("venv", "home = /usr/bin\nversion = 3.11.2\n", False)):
+    for name, cfg, author in (("ve", "home = /usr/bin\nvirtualenv = 20.21.1\n", "virtualenv"),
+                              ("uv", "home = /usr/bin\nuv = 0.13.9\n", "uv"),
+                              ("venv", "home = /usr/bin\nversion = 3.11.2\n", None)):
         site = tmp_path / name / "lib" / "python3.11" / "site-packages"
         site.mkdir(parents=True)
         (tmp_path / name / "pyvenv.cfg").write_text(cfg)
-        assert provenance._virtualenv_made(str(site)) is made, name
+        assert provenance._venv_author(str(site)) == author, name

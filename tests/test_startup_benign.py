@@ -31,8 +31,9 @@ Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` 
 ``distutils-precedence.pth`` and an editable install setuptools serves with its finder
 (both the templates: their modules are pinned per release in
 ``audit/template_digests.py``), and one per virtualenv release of :data:`VIRTUALENVS` (the
-old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+): nothing
-about their startup files above ``low``.
+old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+), and one
+``uv venv`` makes (uv's own ``_virtualenv.pth``, the template too): nothing about their
+startup files above ``low``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from typing import Dict, List, Tuple
 import pytest
 
 from harness.spread import DEBIAN, spread
-from harness.wheels import cache_dir, pip_dir, pip_versions_for
+from harness.wheels import cache_dir, pip_dir, pip_versions_for, wheel
 
 #: (distribution, version): real wheels from PyPI whose startup files are judged.
 WHEELS: Tuple[Tuple[str, str], ...] = (
@@ -243,6 +244,9 @@ FINDER_PROJECT = PROJECT.replace(
     '[tool.setuptools]\npackages = ["swr_benign_edit"]\n',
     '[tool.setuptools]\npackages = ["swr_benign_edit"]\n'
     '[tool.setuptools.package-dir]\nswr_benign_edit = "lib/edit"\n')
+#: uv (its binary, from its wheel for this machine): the last release writing
+#: ``_virtualenv.pth`` on every Python.
+UV = ("uv", "0.12.24")
 #: (virtualenv and what it imports): an old release (writes ``_virtualenv.pth`` on every
 #: Python) and a new one (only below 3.10: none on Debian 12's 3.11).
 VIRTUALENVS = (
@@ -285,7 +289,7 @@ def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
     per release), and one per virtualenv release (its ``_virtualenv.pth``, the template):
     nothing about their startup files above ``low``."""
     t = bare_target
-    wheel = pure_wheel(*WHEEL_PKG)
+    bdist = pure_wheel(*WHEEL_PKG)
     proj = t.tmp / "finder-edit"
     (proj / "lib" / "edit").mkdir(parents=True)
     (proj / "lib" / "edit" / "__init__.py").write_text("WHO = 'finder'\n")
@@ -296,7 +300,7 @@ def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
         venv = t.tmp / ("st-" + version)
         assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
         python = str(venv / "bin" / "python")
-        _pip_in(t, python, "install", str(pure_wheel("setuptools", version)), str(wheel))
+        _pip_in(t, python, "install", str(pure_wheel("setuptools", version)), str(bdist))
         _pip_in(t, python, "install", "--no-build-isolation", "-e", str(proj))
         proc = t.run([python, "-c", "import swr_benign_edit as m; print(m.WHO)"])
         assert proc.stdout.strip() == "finder", proc
@@ -308,6 +312,18 @@ def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
         finder = [n for n in templates if n.startswith("__editable__.")]
         assert finder and templates[finder[0]] == "editable install finder", (version, judged)
         assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+    uv = t.tmp / "uv"
+    with zipfile.ZipFile(wheel(*UV)) as z:  # the running platform's wheel: its binary
+        uv.write_bytes(z.read("uv-%s.data/scripts/uv" % UV[1]))
+    uv.chmod(0o755)
+    venv = t.tmp / "uv-venv"
+    proc = t.run([str(uv), "venv", str(venv), "--python", t.executable, "--no-python-downloads",
+                  "-q"], env={"UV_NO_CACHE": "1", "UV_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report, judged = _venv_report(t, str(venv / "bin" / "python"))
+    assert [(os.path.basename(f["path"]), f["template"]) for f in report["startup"]["files"]
+            if f["path"].startswith(str(venv))] == [("_virtualenv.pth", "virtualenv")], judged
+    assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
     for wheels in VIRTUALENVS:
         name = "virtualenv-" + wheels[0][1]
         lib = t.tmp / (name + "-lib")

@@ -15,8 +15,9 @@ md5 in dpkg's status; ``integrity.verify_record``: the RECORD line's ``sha256=``
   ``/etc/python3.X/sitecustomize.py`` with a line appended is "changed by the
   administrator", medium; a ``.pth`` planted with its path appended to
   ``python3-six.list`` (no ``.md5sums`` line) is "claimed, not verified", judged unowned;
-- on a hermetic python: a wheel's ``.pth`` that matches its RECORD (verified), the same
-  edited (high, with pip's reinstall command), a RECORD line without a hash and a RECORD
+- on a hermetic python: a wheel's ``.pth`` that matches its RECORD (verified), the module
+  it runs edited (``startup-module-modified``, high), the ``.pth`` edited (high, with
+  pip's reinstall command), a RECORD line without a hash and a RECORD
   that does not list itself (not verified: judged unowned).
 """
 
@@ -235,6 +236,19 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
         assert found["kind"] == "unowned-startup-code" and found["severity"] == "medium"
         assert found["claimed_by"] == "%s 2.0" % name, found
         assert "claimed by the distribution %s 2.0, not verified" % name in found["message"]
+
+    # The module the .pth runs, changed where no capability shows it: its RECORD says so.
+    module = local / "swr_integ_ok.py"
+    stock = t.read_bytes(module)
+    t.write_bytes(module, stock + b"# changed\n")
+    report = _report(t)
+    assert _file(report, ok)["owner"]["verified"] is True
+    (found,) = _about(report, ok, "startup-module-modified")
+    assert found["severity"] == "high" and found["path"] == str(module), found
+    assert (found["distribution"], found["expected"]) == ("swr-integ-ok", _record_hash(stock))
+    assert found["command"] == (
+        "%s -m pip install --force-reinstall --no-deps swr-integ-ok==1.0" % t.executable)
+    t.write_bytes(module, stock)
 
     edited = line + PAYLOAD
     t.write_bytes(Path(ok), edited)

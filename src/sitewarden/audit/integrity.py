@@ -246,16 +246,21 @@ def verify_record(dist, path):
 DEPLOYMENT_RECORD = "sitewarden/_deployment.record"
 
 
+_deployments = {}  # deployment record path -> its text, for this check (one probe process)
+
+
 def verify_deployment(site_dir, path):
     """Check ``path`` (a hook file of ``site_dir``, its runtime's module, or the
     ``sitecustomize`` holding the block) against sitewarden's deployment record there."""
     record = os.path.join(site_dir, DEPLOYMENT_RECORD)
-    try:
-        with open(record, encoding="utf-8") as f:
-            text = f.read(HASH_LIMIT)
-    except (OSError, UnicodeError):
-        return Verdict(None, None, mismatch="no deployment record (%s) to check it against"
-                       % record)
+    text = _deployments.get(record)
+    if text is None:  # the hook and each module of the runtime it runs: one read
+        try:
+            with open(record, encoding="utf-8") as f:
+                text = _deployments[record] = f.read(HASH_LIMIT)
+        except (OSError, UnicodeError):
+            return Verdict(None, None, mismatch="no deployment record (%s) to check it "
+                           "against" % record)
     rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
     row = _find_rows(text, rel, DEPLOYMENT_RECORD)[0] or _find_rows(text, path, "")[0]
     if row is None:

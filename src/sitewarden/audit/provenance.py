@@ -269,19 +269,20 @@ def _nspkg(f, files, forms):
 
 
 def _virtualenv(f, files, forms):
-    """virtualenv's: no package claims the ``.pth``, it sits in the site directory of a
-    virtual environment whose ``pyvenv.cfg`` names virtualenv, and its module is a pinned
-    ``_virtualenv.py`` beside it."""
-    if f.owner.claimed() or not f.site_dir or not _virtualenv_made(f.site_dir):
-        return False
-    return all(os.path.dirname(m) == f.site_dir and _digest(m) in template_digests.VIRTUALENV
-               for m in files)
+    """virtualenv's patch: no package claims the ``.pth``, it sits in the site directory of
+    a virtual environment whose ``pyvenv.cfg`` names its author (virtualenv, or uv, which
+    writes its own copy), and its module is that author's pinned ``_virtualenv.py``."""
+    author = None if f.owner.claimed() or not f.site_dir else _venv_author(f.site_dir)
+    pinned = {"virtualenv": template_digests.VIRTUALENV,
+              "uv": template_digests.UV_VIRTUALENV}.get(author)
+    return pinned is not None and all(
+        os.path.dirname(m) == f.site_dir and _digest(m) in pinned for m in files)
 
 
-def _virtualenv_made(site_dir):
-    """Does the ``pyvenv.cfg`` of the environment ``site_dir`` is the site directory of
-    (``<prefix>/lib/pythonX.Y/site-packages``, ``<prefix>/Lib/site-packages``) have a
-    ``virtualenv`` key?"""
+def _venv_author(site_dir):
+    """``virtualenv`` or ``uv``: the key the ``pyvenv.cfg`` of the environment ``site_dir``
+    is the site directory of (``<prefix>/lib/pythonX.Y/site-packages``,
+    ``<prefix>/Lib/site-packages``) has for the tool that made it; else None."""
     prefix = site_dir
     for _ in range(3):
         prefix = os.path.dirname(prefix)
@@ -290,9 +291,10 @@ def _virtualenv_made(site_dir):
                 text = fh.read(READ_LIMIT)
         except (OSError, UnicodeError):
             continue
-        return any(line.partition("=")[0].strip().lower() == "virtualenv" and "=" in line
-                   for line in text.splitlines())
-    return False
+        keys = {line.partition("=")[0].strip().lower() for line in text.splitlines()
+                if "=" in line}
+        return next((k for k in ("virtualenv", "uv") if k in keys), None)
+    return None
 
 
 def _coverage(f, files, forms):
