@@ -16,21 +16,24 @@ names every place where such a change would show, each with the startup files it
 - each directory a path line adds (its listing's ``mtime``).
 
 A place that does not exist is watched too (``None``): one appearing is a change.  The
-cost is one read of each ``.pth`` file (a few hundred bytes) and a ``stat`` per place, no
-hashing, no child process; what the change does is for ``check``'s probe to say, in the
-child the report starts only when something changed.  Standard-library names are not
-watched: the standard library comes first on ``sys.path``.  Runtime module (imported with
+cost is one read of each ``.pth`` file (a few hundred bytes, by the startup files' one
+reader, :mod:`..audit.reader`), one listing of each ``sys.path`` directory and a ``stat``
+per place found, no hashing, no child process; what the change does is for ``check``'s
+probe to say, in the child the report starts only when something changed.
+Standard-library names are not watched: the standard library comes first on
+``sys.path``.  Runtime module (imported with
 ``startup_report``).
 """
 
 import os
 import sys
 
+from ..audit import reader
+from ..pathfacts import stdlib_names
+
 #: The names a start reads in a site directory (``.pth``, ``.start``) or imports from one.
 SUFFIXES = (".pth", ".start")
 CUSTOMIZE = ("sitecustomize", "usercustomize")
-#: A ``.pth`` larger than this is watched as a file only (check reads it, not the report).
-_MAX_PTH = 65536
 
 
 def startup_dirs():
@@ -55,6 +58,11 @@ def _stat(path):
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+#: At most this many module files are read for the names they import (what a start runs
+#: beyond them is still ``check``'s to read; the report is about what an install changed).
+MAX_READ = 64
+
+
 def snapshot():
     """``{place: (state, startup files it affects)}``: every startup file, and every place
     where a change would change what a start of this interpreter runs (module docstring).
@@ -73,20 +81,46 @@ def snapshot():
                 _code_of(path, d, names, directories)
     for name in CUSTOMIZE:
         names.setdefault(name, set()).add(name)
-    from ..pathfacts import stdlib_names  # startup module: os and sys only
-
-    for name in stdlib_names() - set(CUSTOMIZE):  # found in the standard library first
-        names.pop(name, None)
     search = [d for d in sys.path if isinstance(d, str) and d and os.path.isabs(d)]
     search += [d for d in directories if d not in search]
-    listings = {}
-    for name, files in names.items():
-        for d in search:
-            for place, present in _module_places(d, name, listings):
-                _watch(places, place, files, present)
+    _follow(places, names, search)
     for d, files in directories.items():
         _watch(places, d, files)
     return places
+
+
+def _follow(places, names, search):
+    """Watch where each module ``names`` names would be found on ``search`` (a package:
+    its files too), and where the modules their source imports at top level would be
+    found in turn (their module files only; :data:`MAX_READ` files read at most)."""
+    stdlib = set(stdlib_names()) - set(CUSTOMIZE)  # found in the standard library first
+    listings, done, read = {}, set(), 0
+    todo = [(name, True) for name in names]
+    while todo:
+        name, direct = todo.pop(0)
+        if name in done or name in stdlib:
+            continue
+        done.add(name)
+        files = names[name]
+        for d in search:
+            for place, present in _module_places(d, name, listings, direct):
+                _watch(places, place, files, present)
+                if present and place.endswith(".py") and read < MAX_READ:
+                    read += 1
+                    for found in _imported(place):
+                        names.setdefault(found, set()).update(files)
+                        todo.append((found, False))
+
+
+def _imported(path):
+    """The top-level names the module source at ``path`` imports at its top level (what
+    importing it runs, not what its functions may), read as text."""
+    data, _why = reader.read_bytes(path)
+    out = []
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        if line[:1] not in (" ", "\t", "#") and "import" in line:
+            out.extend(n.partition(".")[0] for n in module_names(line.strip()))
+    return [n for n in out if n.isidentifier()]
 
 
 def _watch(places, place, files, present=True):
@@ -99,20 +133,9 @@ def _watch(places, place, files, present=True):
 def _code_of(path, sitedir, names, directories):
     """Note the top-level module names ``path``'s code imports (``names``: name -> the
     startup files naming it) and the directories its path lines add."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return
-    try:
-        if os.fstat(fd).st_mode & 0o170000 != 0o100000:  # a FIFO or a device: never read
-            return
-        text = os.read(fd, _MAX_PTH).decode("utf-8", "replace")
-    except OSError:
-        return
-    finally:
-        os.close(fd)
     start = path.endswith(".start")
-    for line in text.splitlines():
+    read = reader.read_file(path, start=start)  # the startup files' one reader
+    for line in (read[0] or ()) if read else ():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -156,9 +179,10 @@ def module_names(code):
     return [n for n in out if n and not n.startswith(".")]
 
 
-def _module_places(directory, name, listings):
+def _module_places(directory, name, listings, package=True):
     """Where the import system would look for the top-level module ``name`` in
-    ``directory``: the package, the source, the bytecode, the extension modules; each
+    ``directory``: the package (``package``: its files too, else its ``__init__``), the
+    source, the bytecode, the extension modules; each
     place that is not in the directory's listing (one ``listdir`` per directory, kept in
     ``listings``) is watched as missing, without a ``stat``."""
     base = os.path.join(directory, name)
@@ -173,7 +197,9 @@ def _module_places(directory, name, listings):
         pyc = "%s.%s.pyc" % (name, tag)
         out.append((os.path.join(directory, "__pycache__", pyc), pyc in cached))
     if name in listed and os.path.isdir(base):
-        out += [(p, True) for p in _package_places(base)]
+        init = os.path.join(base, "__init__.py")
+        out += [(p, True) for p in _package_places(base)] if package else [
+            (init, os.path.isfile(init))]
     return out
 
 
