@@ -277,6 +277,7 @@ def findings(files, directories, euid, pep829, lines=None):
                     f.path, f.owner.text(), what),
                 file=f.path, lines=lines, distribution=f.owner.distribution,
                 version=f.owner.version))
+    out.extend(analysis.unread_findings(files, euid))
     out.extend(_writable_files(files, euid))
     _acknowledge(files, out)
     for d in directories:

@@ -75,7 +75,10 @@ def _search_path(name):
     module = _loaded(parent)
     path = getattr(module, "__path__", None) if module is not None else None
     if path is None and module is None:
-        path = getattr(_spec(parent, None), "submodule_search_locations", None)
+        grand = _search_path(parent)  # a nested parent: looked up in its own parent's
+        if grand is False:
+            return False
+        path = getattr(_spec(parent, grand), "submodule_search_locations", None)
     return False if path is None else path
 
 
