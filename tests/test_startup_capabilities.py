@@ -227,7 +227,7 @@ def test_check_files_field_shapes_high_and_the_benign_set_not(make_hermetic):
         str(local / "distutils-precedence.pth")]
     for path in benign_paths:
         assert path in files, (path, sorted(files))
-        assert not [x for x in about(path) if x["severity"] == "high"], about(path)
+        assert not [x for x in about(path) if x["severity"] == "high"], json.dumps(about(path))
     assert files[str(local / "pytest-cov.pth")]["owner"]["verified"] is True
     literal = str(local / "swr_cap_literal.pth")
     assert [x["kind"] for x in about(literal)] == ["distribution-startup-code"]

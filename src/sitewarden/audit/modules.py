@@ -24,10 +24,18 @@ MAX_TEXT = 1 << 20  # a module larger than this is not read
 BYTECODE_DIFFERS = "its bytecode (%s) is not its source's: the bytecode runs, unread"
 
 
+def _loaded(*names):
+    """The first of the modules ``names`` a start loaded (built in or frozen: never
+    imported here)."""
+    for name in names:
+        if name in sys.modules:
+            return sys.modules[name]
+    return None
+
+
 def _external():
-    """importlib's path machinery, frozen and loaded at every start (never imported here)."""
-    return sys.modules.get("_frozen_importlib_external") or sys.modules.get(
-        "importlib._bootstrap_external")
+    """importlib's path machinery, frozen and loaded at every start."""
+    return _loaded("_frozen_importlib_external", "importlib._bootstrap_external")
 
 
 def locate(name):
@@ -120,7 +128,7 @@ def _valid_pyc(origin, source, st):
     if flags & ~0b11:
         return None
     if flags & 1:  # PEP 552: a hash of the source; "unchecked" runs whatever the source
-        imp = sys.modules["_imp"]
+        imp = _loaded("_imp")
         mode = getattr(imp, "check_hash_based_pycs", "default")
         check = mode == "always" or (mode != "never" and flags & 2)
         if check and imp.source_hash(ext._RAW_MAGIC_NUMBER, source) != data[8:16]:
@@ -139,7 +147,7 @@ def same_code(key):
     size, _, rest = key.partition(":")
     source = rest[:int(size)].encode("latin-1")
     body = rest[int(size) + 16:].encode("latin-1")
-    marshal = sys.modules["marshal"]  # built in, loaded at startup
+    marshal = _loaded("marshal")
     try:
         code = compile(source, "<module>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -152,9 +160,30 @@ def same_code(key):
         return False
 
 
-def _equal(a, b):
-    """Code objects equal but for their file name (``==`` on code objects ignores it)."""
-    return type(a) is type(b) and a == b
+def _equal(a, b, depth=0):
+    """Do the code objects ``a`` (the bytecode's) and ``b`` (the source's) do the same?
+    Equal (``==`` ignores the file name), or the same names, argument names and constants,
+    their nested code alike, in the same order: a later patch release of the same
+    bytecode format may emit other instructions for the same source (3.13.0 and 3.13.5
+    differ in generator expressions); bytecode built from other names or constants
+    differs.  What it may not do: the instructions of such a pair are not compared."""
+    if type(a) is not type(b) or depth > 100:
+        return False
+    if a == b:
+        return True
+    if (a.co_name, a.co_names, a.co_varnames, a.co_argcount) != \
+            (b.co_name, b.co_names, b.co_varnames, b.co_argcount) or \
+            len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if type(x) is not type(y):
+            return False
+        if type(x) is type(a):
+            if not _equal(x, y, depth + 1):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 class PycMemo(private_cache.Memo):
