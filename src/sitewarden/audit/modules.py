@@ -39,14 +39,15 @@ def _external():
 
 
 def locate(name):
-    """``(kind, origin)`` of module ``name`` as a start would load it, or None (not found,
+    """``(kind, origin)`` of module ``name`` as a start would load it (the import system's
+    own finders: one startup code installs is not applied by check), or None (not found,
     or a built-in, frozen or standard library module: not followed).  ``kind``: ``source``,
     ``sourceless``, ``extension``, ``zip``, ``namespace``, ``package-path`` (a namespace
     package's directories) or ``loader`` (another loader: ``origin`` names it)."""
-    path = line_checks._search_path(name)
+    path = line_checks._search_path(name, True)
     if path is False:
         return None
-    spec = line_checks._spec(name, path)
+    spec = line_checks._spec(name, path, True)
     if spec is None or spec is True or spec is line_checks._UNKNOWN:
         return None
     origin = getattr(spec, "origin", None)
