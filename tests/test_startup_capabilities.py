@@ -69,6 +69,15 @@ FIELD = {
              % base64.b64encode(zlib.compress(NEVER_SSH.encode())).decode(),
              {"decodes-and-executes", "reads-credentials"}),
     "environ": ("import os, json; 0 and json.dumps(dict(os.environ))", {"reads-credentials"}),
+    # code that runs what it does not show: runs-hidden-code
+    "exec-file": ("import sys; 0 and exec(open('/nonexistent').read())", {"runs-hidden-code"}),
+    "pickle": ("import pickle; 0 and pickle.loads(b'')", {"runs-hidden-code"}),
+    "builtins": ("import builtins, sys; 0 and getattr(builtins, sys.argv[0])",
+                 {"runs-hidden-code"}),
+    "builtins-item": ("import sys; 0 and __builtins__[sys.argv[0]]", {"runs-hidden-code"}),
+    "ctypes": ("import sys; 0 and __import__('ctypes').CDLL(None)", {"runs-hidden-code"}),
+    "code-type": ("import types; 0 and types.FunctionType(types.CodeType(*()), {})",
+                  {"runs-hidden-code"}),
 }
 
 PYTEST_COV_6 = (
@@ -133,6 +142,34 @@ def test_exec_of_a_literal_is_read_but_not_dangerous():
     assert "starts-processes" in _names(hidden)  # the literal is read as code
     assert _names("import sys; sys.path.insert(0, '/x')") == {"changes-import-system"}
     assert _names("import builtins; builtins.open = None") == {"changes-import-system"}
+
+
+def test_hidden_code_and_what_is_shown():
+    """Only code that runs what it does not show is ``runs-hidden-code``: a literal, a
+    constant name, an annotation are read."""
+    assert _names("import sys; exec(compile('x = 1', 'f', 'exec'))") == {"dynamic-code"}
+    assert _names("import builtins; getattr(builtins, 'ex' + 'ec')('x = 1')") == {
+        "dynamic-code"}
+    assert _names("import types\ndef f(c: types.CodeType): pass") == set()
+    assert _names("import sys; globals()['__builtins__']") == {"runs-hidden-code"}
+    assert _names("import builtins; vars(builtins)") == {"runs-hidden-code"}
+    assert _names("from ctypes import CDLL") == {"runs-hidden-code"}
+
+
+def test_real_startup_code_hides_no_code():
+    """setuptools' distutils hack and editable finder, pytest-cov's embed: real files."""
+    setuptools = unpacked(wheel("setuptools", "69.5.1"))
+    texts = [(setuptools / "_distutils_hack" / "__init__.py").read_text(),
+             (unpacked(wheel("pytest-cov", "6.0.0")) / "pytest_cov" / "embed.py").read_text()]
+    source = (setuptools / "setuptools" / "command" / "editable_wheel.py").read_text()
+    template = source.split('_FINDER_TEMPLATE = """', 1)[1].split('"""', 1)[0]
+    texts.append(template.replace("{mapping!r}", "{'x': '/tmp/x'}").replace(
+        "{namespaces!r}", "{}").replace("{name!r}", "'__editable__.x.finder'").replace(
+        "{{", "{").replace("}}", "}"))
+    for text in texts:
+        compile(text, "<real>", "exec")  # what is judged is code
+        found = caps.analyse(text)
+        assert not caps.dangerous(found), found
 
 
 def test_this_machines_sandbox_pth_is_not_dangerous():

@@ -155,7 +155,7 @@ class _Reader(_Resolver):
             self.add("network", q)
         elif q in _LOADS:
             self.add("dynamic-code", q)
-        elif q in _HIDDEN or _fits(q, _FOREIGN):
+        elif _fits(q, _FOREIGN):
             self.add("runs-hidden-code", q)
 
     def _target(self, t):
@@ -178,6 +178,8 @@ class _Reader(_Resolver):
         args = list(n.args) + [k.value for k in n.keywords]
         first = n.args[0] if n.args else None
         self._reference(q)
+        if q in _HIDDEN:  # called: a reference (an annotation) runs nothing
+            self.add("runs-hidden-code", q)
         if q in _EXEC or q in _LOADS:
             literal, decoded = None, first is not None and self.decoders(first)
             if q in _EXEC and first is not None and not decoded:
