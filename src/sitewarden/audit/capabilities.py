@@ -108,7 +108,7 @@ class _Reader(_Resolver):
                         self.qual(n.value) in _BUILTINS:
                     self.add("runs-hidden-code", "%s.__dict__" % self.qual(n.value))
             elif kind == "Subscript":
-                self._builtins_item(n)
+                _builtins_item(self, n)
             elif kind == "ImportFrom" and not n.level and n.module:
                 for a in n.names:
                     self._reference(_canon(n.module + "." + a.name))
@@ -134,19 +134,6 @@ class _Reader(_Resolver):
             self.add("network", "import " + module)
         elif _fits(module + ".", _FOREIGN):
             self.add("runs-hidden-code", "import %s (foreign functions)" % module)
-
-    def _builtins_item(self, n):
-        """``__builtins__[name]`` with a computed name, ``globals()['__builtins__']``:
-        the builtins looked up by a name the code does not show."""
-        base, key = n.value, self.value(_index(n))
-        q = self.qual(base)
-        if type(base).__name__ == "Attribute" and base.attr == "__dict__":
-            q = self.qual(base.value)
-        if q in _BUILTINS and not isinstance(key, str):
-            self.add("runs-hidden-code", "%s[<computed name>]" % q)
-        elif type(base).__name__ == "Call" and self.qual(base.func) in ("globals", "vars") \
-                and key in _BUILTINS:
-            self.add("runs-hidden-code", "%s()[%r]" % (self.qual(base.func), key))
 
     def _reference(self, q):
         if _fits(q, _PROCESS):
@@ -283,6 +270,20 @@ class _Reader(_Resolver):
         for capability, evidence in (found or {}).items():
             for e in evidence:
                 self.add(capability, how + e if how.startswith(("decoded", "run")) else e)
+
+
+def _builtins_item(reader, n):
+    """``__builtins__[name]`` with a computed name, ``globals()['__builtins__']``:
+    the builtins looked up by a name the code does not show."""
+    base, key = n.value, reader.value(_index(n))
+    q = reader.qual(base)
+    if type(base).__name__ == "Attribute" and base.attr == "__dict__":
+        q = reader.qual(base.value)
+    if q in _BUILTINS and not isinstance(key, str):
+        reader.add("runs-hidden-code", "%s[<computed name>]" % q)
+    elif type(base).__name__ == "Call" and reader.qual(base.func) in ("globals", "vars") \
+            and key in _BUILTINS:
+        reader.add("runs-hidden-code", "%s()[%r]" % (reader.qual(base.func), key))
 
 
 def _read(text, depth, budget):
