@@ -9,9 +9,9 @@ hermetic CPython or two), each payload harmless when run (its dangerous call sit
 function never called):
 
 - a payload reached through a relative import, ``from pkg import impl``, a constant
-  ``__import__``, a constant ``importlib.import_module``, and a package beside the
-  ``.pth`` whose submodules import each other three levels down: ``dangerous-startup-code``,
-  high, the evidence naming the module;
+  ``__import__``, a constant ``importlib.import_module``, an ``exec`` literal's import, and
+  a package beside the ``.pth`` whose submodules import each other three levels down:
+  ``dangerous-startup-code``, high, the evidence naming the module;
 - a sourceless module, a zipped module, an oversized module, a module past the count limit,
   a ``__path__`` change and an extension module: ``unread-startup-code`` naming each;
 - ``exec(open(p).read())``, ``pickle.loads``, ``getattr(builtins, name)``, ctypes:
@@ -66,7 +66,10 @@ FOLLOWED = {
                "swr_rd_beside/deep/__init__.py": "",
                "swr_rd_beside/deep/more.py": "import swr_rd_beside.deep.payload\n",
                "swr_rd_beside/deep/payload.py": NEVER},
+    "execlit": {"swr_rd_execlit.py": NEVER},
 }
+#: The .pth lines that are not ``import <the first module>``.
+LINES = {"execlit": "import sys; exec('import swr_rd_execlit')\n"}
 #: name -> (module text, evidence wanted): runs-hidden-code, high.
 HIDDEN = {
     "execfile": ("def _never(p):\n    exec(open(p).read())\n", "exec of a value"),
@@ -110,7 +113,7 @@ def _plant(t) -> dict:
     for name, modules in FOLLOWED.items():
         files.update(modules)
         top = sorted(modules)[0].split("/")[0].replace(".py", "")
-        pths[name] = "import %s\n" % top
+        pths[name] = LINES.get(name, "import %s\n" % top)
     for name, (text, _e) in HIDDEN.items():
         files["swr_rd_h_%s.py" % name] = text
         pths["h-" + name] = "import swr_rd_h_%s\n" % name

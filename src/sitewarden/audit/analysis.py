@@ -263,6 +263,10 @@ def _scan(tree):
         elif kind == "ImportFrom":
             imports.append((node.level or 0, node.module or "", tuple(
                 a.name for a in node.names if a.name != "*"), not inner))
+        elif kind == "Call" and getattr(node.func, "id", None) == "exec":
+            more, why = _scan(_literal_code(node))  # the code exec runs: one step
+            imports.extend((level, module, names, False) for level, module, names, _t in more)
+            hidden.extend("in its exec literal: " + w for w in why)
         elif kind == "Call" and _importer(node.func):
             arg = node.args[0] if node.args else None
             name = getattr(arg, "value", None) if type(arg).__name__ == "Constant" else None
@@ -283,6 +287,18 @@ def _scan(tree):
                 if hasattr(v, "_fields"):
                     todo.append((v, inner))
     return tuple(sorted(set(imports))), tuple(sorted(set(hidden)))
+
+
+def _literal_code(node):
+    """The syntax tree of the literal code ``exec('...')`` runs (pytest-cov's ``.pth``),
+    or None."""
+    arg = node.args[0] if node.args else None
+    if type(arg).__name__ != "Constant" or not isinstance(arg.value, str):
+        return None
+    try:
+        return compile(arg.value, "<exec>", "exec", line_checks._ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
 
 
 def _importer(func):
