@@ -30,8 +30,10 @@ def annotate(files, directory=None, lines=None):
             continue
         if f.kind in ("sitecustomize", "usercustomize") and f.capabilities is None:
             _customize(f, reading)
-        # sitewarden's own deployment, verified: its record vouches for its runtime
-        own = f.owner.kind == "sitewarden" and f.owner.verified is True
+        # sitewarden's own hook, verified (its deployment record, or its Debian package's
+        # md5sums): what vouches for the hook vouches for its runtime
+        own = f.owner.trusted() and os.path.basename(f.path) in (
+            "sitewarden.pth", "sitewarden.start")
         for line in f.lines:
             if line.kind not in ("import", "entry-point") or line.runs is False \
                     or line.capabilities is not None:
