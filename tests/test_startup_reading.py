@@ -154,7 +154,19 @@ def test_imports_are_followed_and_what_is_not_read_is_said(guarded_target):
         assert not unread, unread
         assert not _about(stock, DP), _about(stock, DP)
     pths = _plant(t)
+    custom = None
+    if not isinstance(t, NamespaceGuarded):  # Debian's own sitecustomize comes first
+        custom = str(t.local_dir / "sitecustomize.py")
+        t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)",
+               str(t.local_dir / "swr_rd_sc"))
+        t.put(Path(custom), data=b"import swr_rd_sc\n")
+        t.put(t.local_dir / "swr_rd_sc" / "__init__.py", data=b"from .impl import _never\n")
+        t.put(t.local_dir / "swr_rd_sc" / "impl.py", data=NEVER.encode())
     report = _check(t)
+    if custom:  # sitecustomize's imports are followed too
+        danger = _about(report, custom).get("dangerous-startup-code")
+        assert danger and "starts-processes: os.system (in swr_rd_sc.impl)" in \
+            danger["evidence"], _about(report, custom)
     for name, modules in FOLLOWED.items():
         found = _about(report, pths[name])
         danger = found.get("dangerous-startup-code")
@@ -177,6 +189,8 @@ def test_imports_are_followed_and_what_is_not_read_is_said(guarded_target):
         (f,) = [f for f in report["startup"]["files"] if f["path"] == pths[name]]
         rows = [x for x in f["lines"] if x["kind"] == "import"]
         assert any(words in u for x in rows for u in x.get("unread") or ()), (name, rows)
+    text = t.cli("check", "--python", t.executable).stdout
+    assert "not read: swr_rd_ext (" in text and "compiled extension" in text, text
 
     if debian:  # _distutils_hack's bytecode replaced: the source kept, the header valid
         data, pyc, _suffix = _pyc(t, HACK, "def add_shim():\n    pass\n\n" + NEVER)
