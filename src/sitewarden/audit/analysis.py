@@ -1,10 +1,12 @@
 """What each piece of startup code ``check`` lists does, read, never run.
 
 Each import line, entry point, ``sitecustomize`` and ``usercustomize`` gets its
-``capabilities`` and ``evidence`` (:mod:`.capabilities`), an import line also those of the
-modules it imports (their source, located without running them; one level into the
-modules each imports from its own site directory).  A line that would change the import
-system when it runs is noted "not applied by check" (the emulated start left it out).
+``capabilities`` and ``evidence`` (:mod:`.capabilities`), with those of every module it
+imports, followed recursively to the file a start would run (:mod:`.modules`: the source,
+or the bytecode that runs instead of it), never run; what cannot be read is its ``unread``
+and an ``unread-startup-code`` finding (:func:`unread_findings`).  A line that would
+change the import system when it runs is noted "not applied by check" (the emulated start
+left it out).
 Runs in ``check``'s probe; module level: ``os``, ``sys`` and sitewarden's modules.
 """
 
@@ -61,7 +63,7 @@ def _customize(f, reading):
         if (path or "").endswith(".pyc") else "loader"
     state = _Follow(reading)
     state.seen.add(f.kind)
-    found = state.read(f.kind, kind, path, 0, True) + state.drain()
+    found = state.read(f.kind, kind, path, 0, True, named=False) + state.drain()
     f.module_files = state.files
     f.capabilities = [name for name, _e in found] or None
     f.evidence = capabilities.evidence(found) or None
@@ -144,9 +146,9 @@ class _Follow:
                 len(self.skipped) - MAX_SAID))
         return out
 
-    def read(self, name, kind, origin, depth, deep):
-        """Read module ``name`` (found as ``kind`` at ``origin``): what it does; its
-        imports are queued (``deep``: recursively)."""
+    def read(self, name, kind, origin, depth, deep, named=True):
+        """Read module ``name`` (found as ``kind`` at ``origin``): what it does (the
+        evidence ``named`` after it); its imports are queued (``deep``: recursively)."""
         self.read_count += 1
         if kind == "namespace":
             return ()
@@ -171,6 +173,8 @@ class _Follow:
         if deep:
             self.queue(imported, name if modules.is_package(origin)
                        else name.rpartition(".")[0], depth + 1)
+        if not named:
+            return found
         return tuple((cap, tuple("%s (in %s)" % (e, name) for e in evidence))
                      for cap, evidence in found)
 
