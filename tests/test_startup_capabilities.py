@@ -157,7 +157,9 @@ def test_hidden_code_and_what_is_shown():
 
 
 def test_real_startup_code_hides_no_code():
-    """setuptools' distutils hack and editable finder, pytest-cov's embed: real files."""
+    """setuptools' distutils hack and editable finder, pytest-cov's embed, editables'
+    redirector (hatchling), virtualenv's ``_virtualenv``, pdm-backend's editable module,
+    scikit-build-core's and meson-python's editable loaders: real files, from PyPI."""
     setuptools = unpacked(wheel("setuptools", "69.5.1"))
     texts = [(setuptools / "_distutils_hack" / "__init__.py").read_text(),
              (unpacked(wheel("pytest-cov", "6.0.0")) / "pytest_cov" / "embed.py").read_text()]
@@ -166,10 +168,28 @@ def test_real_startup_code_hides_no_code():
     texts.append(template.replace("{mapping!r}", "{'x': '/tmp/x'}").replace(
         "{namespaces!r}", "{}").replace("{name!r}", "'__editable__.x.finder'").replace(
         "{{", "{").replace("}}", "}"))
+    for name, version, path in REAL_FILES:
+        texts.append((unpacked(wheel(name, version)) / path).read_text())
     for text in texts:
         compile(text, "<real>", "exec")  # what is judged is code
         found = caps.analyse(text)
         assert not caps.dangerous(found), found
+    for name, version, path in REBUILDERS:  # they run the build backend: processes
+        found = caps.analyse((unpacked(wheel(name, version)) / path).read_text())
+        assert "runs-hidden-code" not in _names_of(found), found
+
+
+#: Startup code real wheels ship or generate: (distribution, version, file).
+REAL_FILES = (("editables", "0.5", "editables/redirector.py"),
+              ("virtualenv", "20.28.0", "virtualenv/create/via_global_ref/_virtualenv.py"),
+              ("pdm-backend", "2.4.3", "pdm/backend/editable.py"))
+#: Editable loaders that rebuild on import (``starts-processes``), hiding no code.
+REBUILDERS = (("scikit-build-core", "0.11.1", "scikit_build_core/resources/_editable_redirect.py"),
+              ("meson-python", "0.17.1", "mesonpy/_editable.py"))
+
+
+def _names_of(found):
+    return {name for name, _evidence in found}
 
 
 def test_this_machines_sandbox_pth_is_not_dangerous():
