@@ -13,7 +13,8 @@ function never called):
   a package beside the ``.pth`` whose submodules import each other three levels down:
   ``dangerous-startup-code``, high, the evidence naming the module;
 - a sourceless module, a zipped module, an oversized module, a module past the count limit,
-  a ``__path__`` change and an extension module: ``unread-startup-code`` naming each;
+  one past the depth limit, a ``__path__`` change and an extension module:
+  ``unread-startup-code`` naming each;
 - ``exec(open(p).read())``, ``pickle.loads``, ``getattr(builtins, name)``, ctypes:
   ``runs-hidden-code``, high;
 - on Debian's pythons: the stock start reads clean, then the bytecode of ``_distutils_hack``
@@ -79,6 +80,7 @@ HIDDEN = {
     "ctypes": ("def _never():\n    import ctypes\n    ctypes.CDLL(None)\n", "ctypes.CDLL"),
 }
 MANY = 70
+DEEP = 18
 
 
 def _check(t) -> dict:
@@ -122,6 +124,9 @@ def _plant(t) -> dict:
     files["swr_rd_many/__init__.py"] = "".join("from . import m%d\n" % i for i in range(MANY))
     files.update(("swr_rd_many/m%d.py" % i, "") for i in range(MANY))
     pths["many"] = "import swr_rd_many\n"
+    files.update(("swr_rd_d%d.py" % i, "import swr_rd_d%d\n" % (i + 1)) for i in range(DEEP))
+    files["swr_rd_d%d.py" % DEEP] = ""
+    pths["deep"] = "import swr_rd_d0\n"
     files["swr_rd_path/__init__.py"] = "__path__.append('/nonexistent-swr')\n"
     pths["path"] = "import swr_rd_path\n"
     pths["zip"] = "swr_rd.zip\nimport swr_rd_zipped\n"
@@ -180,12 +185,13 @@ def test_imports_are_followed_and_what_is_not_read_is_said(guarded_target):
         assert "runs-hidden-code" in danger["capabilities"], danger
         assert any(evidence in e for e in danger["evidence"]), danger
     why = {"big": "larger than", "many": "past the 64 modules", "path": "changes its __path__",
+           "deep": "more than 16 levels deep",
            "zip": "zip archive", "nosrc": "sourceless", "ext": "compiled extension"}
     for name, words in why.items():
         unread = _about(report, pths[name]).get("unread-startup-code")
         assert unread and unread["severity"] in ("medium", "high"), (name, report["findings"])
         assert any(words in u for u in unread["unread"]), (name, unread)
-        assert words in unread["message"] or name == "many", unread
+        assert words in unread["message"] or name in ("many", "deep"), unread
         (f,) = [f for f in report["startup"]["files"] if f["path"] == pths[name]]
         rows = [x for x in f["lines"] if x["kind"] == "import"]
         assert any(words in u for x in rows for u in x.get("unread") or ()), (name, rows)
