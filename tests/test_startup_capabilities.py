@@ -69,6 +69,15 @@ FIELD = {
              % base64.b64encode(zlib.compress(NEVER_SSH.encode())).decode(),
              {"decodes-and-executes", "reads-credentials"}),
     "environ": ("import os, json; 0 and json.dumps(dict(os.environ))", {"reads-credentials"}),
+    # code that runs what it does not show: runs-hidden-code
+    "exec-file": ("import sys; 0 and exec(open('/nonexistent').read())", {"runs-hidden-code"}),
+    "pickle": ("import pickle; 0 and pickle.loads(b'')", {"runs-hidden-code"}),
+    "builtins": ("import builtins, sys; 0 and getattr(builtins, sys.argv[0])",
+                 {"runs-hidden-code"}),
+    "builtins-item": ("import sys; 0 and __builtins__[sys.argv[0]]", {"runs-hidden-code"}),
+    "ctypes": ("import sys; 0 and __import__('ctypes').CDLL(None)", {"runs-hidden-code"}),
+    "code-type": ("import types; 0 and types.FunctionType(types.CodeType(*()), {})",
+                  {"runs-hidden-code"}),
 }
 
 PYTEST_COV_6 = (
@@ -133,6 +142,54 @@ def test_exec_of_a_literal_is_read_but_not_dangerous():
     assert "starts-processes" in _names(hidden)  # the literal is read as code
     assert _names("import sys; sys.path.insert(0, '/x')") == {"changes-import-system"}
     assert _names("import builtins; builtins.open = None") == {"changes-import-system"}
+
+
+def test_hidden_code_and_what_is_shown():
+    """Only code that runs what it does not show is ``runs-hidden-code``: a literal, a
+    constant name, an annotation are read."""
+    assert _names("import sys; exec(compile('x = 1', 'f', 'exec'))") == {"dynamic-code"}
+    assert _names("import builtins; getattr(builtins, 'ex' + 'ec')('x = 1')") == {
+        "dynamic-code"}
+    assert _names("import types\ndef f(c: types.CodeType): pass") == set()
+    assert _names("import sys; globals()['__builtins__']") == {"runs-hidden-code"}
+    assert _names("import builtins; vars(builtins)") == {"runs-hidden-code"}
+    assert _names("from ctypes import CDLL") == {"runs-hidden-code"}
+
+
+def test_real_startup_code_hides_no_code():
+    """setuptools' distutils hack and editable finder, pytest-cov's embed, editables'
+    redirector (hatchling), virtualenv's ``_virtualenv``, pdm-backend's editable module,
+    scikit-build-core's and meson-python's editable loaders: real files, from PyPI."""
+    setuptools = unpacked(wheel("setuptools", "69.5.1"))
+    texts = [(setuptools / "_distutils_hack" / "__init__.py").read_text(),
+             (unpacked(wheel("pytest-cov", "6.0.0")) / "pytest_cov" / "embed.py").read_text()]
+    source = (setuptools / "setuptools" / "command" / "editable_wheel.py").read_text()
+    template = source.split('_FINDER_TEMPLATE = """', 1)[1].split('"""', 1)[0]
+    texts.append(template.replace("{mapping!r}", "{'x': '/tmp/x'}").replace(
+        "{namespaces!r}", "{}").replace("{name!r}", "'__editable__.x.finder'").replace(
+        "{{", "{").replace("}}", "}"))
+    for name, version, path in REAL_FILES:
+        texts.append((unpacked(wheel(name, version)) / path).read_text())
+    for text in texts:
+        compile(text, "<real>", "exec")  # what is judged is code
+        found = caps.analyse(text)
+        assert not caps.dangerous(found), found
+    for name, version, path in REBUILDERS:  # they run the build backend: processes
+        found = caps.analyse((unpacked(wheel(name, version)) / path).read_text())
+        assert "runs-hidden-code" not in _names_of(found), found
+
+
+#: Startup code real wheels ship or generate: (distribution, version, file).
+REAL_FILES = (("editables", "0.5", "editables/redirector.py"),
+              ("virtualenv", "20.28.0", "virtualenv/create/via_global_ref/_virtualenv.py"),
+              ("pdm-backend", "2.4.3", "pdm/backend/editable.py"))
+#: Editable loaders that rebuild on import (``starts-processes``), hiding no code.
+REBUILDERS = (("scikit-build-core", "0.11.1", "scikit_build_core/resources/_editable_redirect.py"),
+              ("meson-python", "0.17.1", "mesonpy/_editable.py"))
+
+
+def _names_of(found):
+    return {name for name, _evidence in found}
 
 
 def test_this_machines_sandbox_pth_is_not_dangerous():
@@ -227,7 +284,7 @@ def test_check_files_field_shapes_high_and_the_benign_set_not(make_hermetic):
         str(local / "distutils-precedence.pth")]
     for path in benign_paths:
         assert path in files, (path, sorted(files))
-        assert not [x for x in about(path) if x["severity"] == "high"], about(path)
+        assert not [x for x in about(path) if x["severity"] == "high"], json.dumps(about(path))
     assert files[str(local / "pytest-cov.pth")]["owner"]["verified"] is True
     literal = str(local / "swr_cap_literal.pth")
     assert [x["kind"] for x in about(literal)] == ["distribution-startup-code"]

@@ -333,6 +333,7 @@ def findings(files, directories, euid, pep829, lines=None):
     for f in files:
         out.extend(_line_findings(f, pep829))
         out.extend(_code_findings(f))
+    out.extend(analysis.unread_findings(files, euid))
     out.extend(_writable_files(files, euid))
     _acknowledge(files, out)
     for d in directories:

@@ -65,28 +65,42 @@ def _find(name):
     return None if spec is _UNKNOWN else spec is not None
 
 
-def _search_path(name):
+def _search_path(name, standard=False):
     """Where the dotted ``name`` is looked up: None for a top-level name, its parent's
     ``__path__`` (the loaded module's, else its spec's: the parent is not imported), or
-    False when the parent is no package or is not found."""
+    False when the parent is no package or is not found.  ``standard``: as the import
+    system's own finders find it (:func:`_spec`), whatever a start loaded."""
     parent = name.rpartition(".")[0]
     if not parent:
         return None
-    module = _loaded(parent)
+    module = _loaded(parent) if not standard else None
     path = getattr(module, "__path__", None) if module is not None else None
     if path is None and module is None:
-        path = getattr(_spec(parent, None), "submodule_search_locations", None)
+        grand = _search_path(parent, standard)  # a nested parent: in its own parent's
+        if grand is False:
+            return False
+        path = getattr(_spec(parent, grand, standard), "submodule_search_locations", None)
     return False if path is None else path
 
 
 _UNKNOWN = object()
 
 
-def _spec(name, path):
+#: The modules of the import system's own finders (``sys.meta_path`` at a start by ``-S``).
+_STANDARD = ("_frozen_importlib", "_frozen_importlib_external", "importlib._bootstrap",
+             "importlib._bootstrap_external", "zipimport")
+
+
+def _spec(name, path, standard=False):
+    """The spec the finders on ``sys.meta_path`` find for ``name`` (``standard``: the
+    import system's own finders only, not one startup code installed), True for a built-in
+    or frozen module, None, or :data:`_UNKNOWN` (a finder raised)."""
     imp = sys.modules["_imp"]  # built in, loaded at startup
     if path is None and (imp.is_builtin(name) or imp.is_frozen(name)):
         return True
     for finder in list(sys.meta_path):
+        if standard and getattr(finder, "__module__", None) not in _STANDARD:
+            continue
         find = getattr(finder, "find_spec", None)
         if find is None:
             continue

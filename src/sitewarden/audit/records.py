@@ -115,6 +115,11 @@ class StartupLine(Record):
     FIELDS = _fields(*__slots__[:5]) + (("writers", "writers", Writers),) + _fields(
         *__slots__[6:-1])
     OPTIONAL = ("capabilities", "evidence")
+    # What the reading of the code it runs left unread, and why (audit.analysis): a list
+    # of "module (file): why", left out while None.
+    __slots__ += ("unread",)
+    FIELDS += _fields("unread")
+    OPTIONAL += ("unread",)
 
     def __init__(self, number, text, kind, directory=None, exists=None, writers=None,
                  runs=None, error=None, note=None, capabilities=None, evidence=None):
@@ -130,6 +135,7 @@ class StartupLine(Record):
         self.capabilities = capabilities
         self.evidence = evidence
         self.module_files = []  # the module files its analysis read (no JSON)
+        self.unread = None
 
 
 class StartupFile(Record):
@@ -155,6 +161,11 @@ class StartupFile(Record):
         ("lines", "lines", StartupLine),) + _fields("decode_error", "file_type", "size",
                                                     "started_by", "capabilities", "evidence")
     OPTIONAL = ("decode_error", "file_type", "size", "started_by", "capabilities", "evidence")
+    # A sitecustomize's/usercustomize's reading (audit.analysis), as a line's: ``unread``
+    # (JSON, left out while None); ``module_files`` (no JSON).
+    __slots__ += ("unread", "module_files")
+    FIELDS += _fields("unread")
+    OPTIONAL += ("unread",)
 
     def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
                  realpath=None, owner=None, template=None, decode_error=None, file_type=None,
@@ -178,6 +189,7 @@ class StartupFile(Record):
         # provenance's (no JSON)
         self.dist = None
         self.modules = {}
+        self.unread, self.module_files = None, []
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""

@@ -109,7 +109,8 @@ def _writers_text(w: Writers | None) -> str:
 
 
 #: ``audit.capabilities.DANGEROUS``: what makes a line ``dangerous-startup-code``.
-_DANGEROUS = ("decodes-and-executes", "starts-processes", "network", "reads-credentials")
+_DANGEROUS = ("runs-hidden-code", "decodes-and-executes", "starts-processes", "network",
+              "reads-credentials")
 
 
 def does_text(names: list[str] | None, evidence: list[str] | None, style: Any) -> str | None:
@@ -147,6 +148,8 @@ def _line(line: StartupLine, style: Any) -> str | None:
     does = does_text(line.capabilities, line.evidence, style)
     if does:
         text += "\n" + " " * 15 + does
+    for item in line.unread or ():  # what check's reading left unread (audit.analysis)
+        text += "\n" + " " * 15 + style.warn("not read: " + printable(item))
     return head + text
 
 
@@ -185,6 +188,7 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
         does = does_text(f.capabilities, f.evidence, style)
         if does:
             lines.append("    " + does)
+        lines.extend("    " + style.warn("not read: " + printable(item)) for item in f.unread or ())
         for line in f.lines:
             text = _line(line, style)
             if text:
