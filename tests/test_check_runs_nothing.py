@@ -1,13 +1,14 @@
-"""``check`` audits startup code without running it: a payload of every kind leaves no trace.
+"""``check`` and ``status`` read startup code without running it: no payload leaves a trace.
 
 Planted in each target (the hermetic CPythons, Debian 12's python in a namespace, the
 roots' 3.13, 3.14 and 3.15), each writing a trace file of its own when it runs: a ``.pth``
 import line in the local site directory, in the distribution's directory and in the user
 site, ``sitecustomize``, ``usercustomize``, a module a ``.pth`` line imports and, on 3.15,
-a ``.start`` entry point.  After ``check``, ``check --json`` and, where the target is one
-of the machine's interpreters, ``check --all``, no trace exists, and every file is listed
-with the right line; a plain start (what ``status`` does) leaves every trace, so the plants
-are live.  (The apt hook's probes: ``test_deb``.)
+a ``.start`` entry point.  After ``check``, ``check --json``, ``status``, ``status --json``
+(``make check`` runs ``status`` then ``check``) and, where the target is one of the
+machine's interpreters, ``check --all`` and ``status --all``, no trace exists, and every
+file is listed with the right line; a plain start (what ``status --live`` does) leaves every
+trace, so the plants are live.  (The apt hook's probes: ``test_deb``.)
 """
 
 from __future__ import annotations
@@ -62,12 +63,19 @@ def test_no_check_form_runs_startup_code(guarded_target):
     # The text form runs the same probe as --json: on every other target.
     text = [[]] if turn(t.param) % 2 == 0 else []
     forms = [["--json"]] + text + ([["--all", "--json"]] if machine else [])
-    for form in forms:
-        proc = t.cli("check", *(form if "--all" in form else ["--python", t.executable, *form]))
-        assert proc.returncode in (0, 1), proc.stderr
-        assert _traces(t, planted) == [], (form, proc.stdout[-2000:])
-        if form == ["--json"]:
+    everything = [(c, f) for c in ("check", "status") for f in forms]
+    if machine and text:
+        everything.append(("status", ["--all"]))
+    for command, form in everything:
+        proc = t.cli(command, *(form if "--all" in form else
+                                ["--python", t.executable, *form]))
+        assert proc.returncode in (0, 1), (command, form, proc.stderr)
+        assert _traces(t, planted) == [], (command, form, proc.stdout[-2000:])
+        if (command, form) == ("check", ["--json"]):
             report = json.loads(proc.stdout)
+        if (command, form) == ("status", ["--json"]):
+            status = json.loads(proc.stdout)
+            assert status["active"] is True and status["startup_probe"] == "static", status
     files = {f["path"]: f for f in report["startup"]["files"]}
     for kind, (path, _trace) in planted.items():
         if kind in ("sitecustomize", "usercustomize"):

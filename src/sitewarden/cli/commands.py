@@ -118,15 +118,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
                        description="Where the guard is deployed for the target, whether a start "
-                       "loads it\nand refuses installs. It starts the target once, as a user "
-                       "would: the target's\nstartup files (.pth import lines, sitecustomize, "
-                       "usercustomize) run in that start.\nTo audit startup code without "
-                       "running it, use check.",
+                       "loads it\nand refuses installs. It runs none of the target's startup "
+                       "code: as check,\nit starts the target without site (-S) and reads "
+                       "what a normal start would\nrun (.pth import lines, .start entry "
+                       "points, sitecustomize, usercustomize).",
                        epilog="example:\n  sitewarden status --all",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--live", action="store_true",
+                   help="instead, start the target normally (python -c <a script that asks "
+                   "whether the guard is loaded>, in /, in this environment) and report "
+                   "what that start loaded and printed: every .pth import line, .start "
+                   "entry point, sitecustomize and usercustomize of the target RUNS, as "
+                   "this user (root under sudo)")
 
     p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state",
                        description="The target's PEP 668 marker, sys.path, shadowed modules, "
@@ -285,16 +291,31 @@ def _default_target_note(args: argparse.Namespace) -> str | None:
             "%s --python %s" % (sys.executable, sys.prefix, args.command, system))
 
 
-def cmd_status(args: argparse.Namespace, style: Style) -> int:
+def status_of(python: str | None, live: bool = False,
+              pending: targets.PendingCheck | None = None) -> Status:
+    """``status``'s report on one target: from the static probe (``check``'s, its
+    startup section: nothing of the target runs), or with ``live`` from a normal start
+    of the target (``targets.startup_status``: its startup code runs)."""
+    if live:
+        data = status_data(targets.probe_target(python))
+    else:
+        target, _report, startup = (pending or targets.PendingCheck(python, "status")).result()
+        data = status_data(target, startup)
+    data.startup_probe = "live" if live else "static"
+    return data
+
+
+def cmd_status(args: argparse.Namespace, style: Style,
+               pending: targets.PendingCheck | None = None) -> int:
+    live = bool(getattr(args, "live", False))
     if args.all:
-        items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
+        items = _each(args, lambda exe: status_of(exe, live))
         if args.json:
             print(dumps({"interpreters": [i.as_json() for i in items]}))
         else:
             print(render_status_all(items, style))
         return max(status_exit(i) for i in items)
-    target = targets.probe_target(args.python)
-    data = status_data(target)
+    data = status_of(args.python, live, pending)
     _print_one(args, style, data, render_status)
     return status_exit(data)
 
@@ -365,8 +386,9 @@ def run(argv: list[str], args: Any = None, pending: targets.PendingCheck | None 
     args = args or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
-        if pending is not None:
-            return cmd_check(args, style, pending)
+        if pending is not None:  # a plain check's or status's probe, started already
+            return (cmd_status if args.command == "status" else cmd_check)(args, style,
+                                                                            pending)
         return COMMANDS[args.command](args, style)
     except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)

@@ -66,17 +66,19 @@ class GuardState(Record):
 
 
 class Status(GuardState):
-    """``status``'s report on one target (``main.status_data``)."""
+    """``status``'s report on one target (``commands.status_of``): ``startup_probe``,
+    how it learned what a start loads (``static``: read, nothing run; ``live``: a start)."""
 
     __slots__ = ("sitewarden", "python", "python_version", "virtualenv", "startup_stderr",
-                 "marker", "environment", "silence_files", "aliases")
+                 "marker", "environment", "silence_files", "aliases", "startup_probe")
     FIELDS = _fields("sitewarden", "python", "python_version", "virtualenv") + \
         GuardState.FIELDS[:5] + (("startup_stderr", "startup_stderr", None),
                                  ("marker", "marker", MarkerState)) + \
         GuardState.FIELDS[5:] + (("environment", "environment", Setting),
                                  ("silence_files", "silence_files", Setting),
-                                 ("aliases", "aliases", None))
-    OPTIONAL = ("aliases",)
+                                 ("aliases", "aliases", None),
+                                 ("startup_probe", "startup_probe", None))
+    OPTIONAL = ("aliases", "startup_probe")
 
     def guard(self) -> GuardState:
         """Its ``guard`` section of ``check``'s report."""

@@ -214,9 +214,10 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
 def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
                    cwd: str | None = None) -> Spawned:
     """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it.
-    ``static`` runs ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others ``BOOTSTRAP``."""
+    ``static`` and ``status`` run ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others
+    ``BOOTSTRAP``."""
     root = payload.payload_dir()
-    bootstrap = runner.STATIC_BOOTSTRAP if kind == "static" else runner.BOOTSTRAP
+    bootstrap = runner.STATIC_BOOTSTRAP if kind in runner.STATIC_KINDS else runner.BOOTSTRAP
     argv = [executable, *flags, "-c", bootstrap, root, kind]
     try:
         return spawn_reporting(argv, env, cwd)
@@ -257,14 +258,15 @@ def probe_target(python: str | None = None) -> Target:
 
 
 class PendingCheck:
-    """``check``'s probe of one target (``static``), started when made (the CLI goes on
-    loading its own modules meanwhile); :meth:`result` waits for it.  The target starts
-    without ``site`` (``-S``), in this environment and working directory: none of its
-    startup code runs, and the probe reports what a normal start would do."""
+    """``check``'s probe of one target (``static``; ``status``: its startup section
+    alone, for ``status``), started when made (the CLI goes on loading its own modules
+    meanwhile); :meth:`result` waits for it.  The target starts without ``site``
+    (``-S``), in this environment and working directory: none of its startup code runs,
+    and the probe reports what a normal start would do."""
 
-    def __init__(self, python: str | None) -> None:
+    def __init__(self, python: str | None, kind: str = "static") -> None:
         self.executable = resolve_executable(python)
-        self._spawned = _start_payload(self.executable, "static", ["-S"], dict(os.environ))
+        self._spawned = _start_payload(self.executable, kind, ["-S"], dict(os.environ))
 
     def cancel(self) -> None:
         """Stop the probe (the command ends before reading it)."""
@@ -288,7 +290,8 @@ class PendingCheck:
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:
     """Start the target normally and report whether the guard got loaded (``stderr``:
-    what that start wrote there; ``error``: why there is no answer)."""
+    what that start wrote there; ``error``: why there is no answer).  That start runs
+    every startup file of the target: ``status --live`` and ``install`` only."""
     from .state import StartupState  # not before a check's probe is started (PendingCheck)
 
     env = dict(os.environ if env is None else env)

@@ -111,10 +111,12 @@ _RUNTIME = {
               "probe.static_check", "pathfacts") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
-_RUNTIME["shadows"] = _RUNTIME["check"]
+_RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["check"]
 #: What each static kind collects (None: everything): an installer's shadow report needs
-#: the shadowing section alone.
-_SECTIONS = {"shadows": ("shadowing",)}
+#: the shadowing section alone; ``status``, the startup files (whether they load the guard).
+_SECTIONS = {"shadows": ("shadowing",), "status": ("startup",)}
+#: The probes that start the target without ``site`` (``STATIC_BOOTSTRAP``).
+STATIC_KINDS = ("static", "status", "report", "shadows")
 
 
 def _load_runtime(names, payload=None, kind=None):
@@ -348,7 +350,8 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     """``facts`` (run as ``-E -S``), ``static`` (``-S``: facts, the report and whether a
     normal start would load the guard, all of a normal start emulated, see
     :mod:`.static_check`; ``start``: ``(sys.path before site, the -c entry)`` as
-    :data:`STATIC_BOOTSTRAP` found them; ``report``: the same for an installer's report,
+    :data:`STATIC_BOOTSTRAP` found them; ``status``: the same with the startup section
+    alone, for ``status``; ``report``: the same for an installer's report,
     run from the deployed runtime, which it writes nothing into), or, after a normal
     start, ``check`` (the
     report) or ``full``: facts, report and ``startup`` (whether the start loaded the
@@ -359,11 +362,12 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()), payload,
-                  ("check" if kind in ("full", "static") else kind) if kind in _RUNTIME else None)
+                  ("check" if kind in ("full", "static", "status") else kind)
+                  if kind in _RUNTIME else None)
     if kind not in ("facts", "report", "shadows"):
         _cache_vendored_bytecode()
     _stdlib_first()
-    if kind not in ("facts", "check", "full", "static", "report", "shadows"):
+    if kind not in ("facts", "check", "full") + STATIC_KINDS:
         raise SystemExit("unknown probe %r" % (kind,))
     if kind == "facts":
         write_report(dumps(facts().as_json(), indent=None), report_fd)
@@ -372,7 +376,7 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
 
     # report: an installer's (guard.startup_report), from the deployed runtime: nothing kept
     private_cache.DIRECTORY = payload if kind not in ("report", "shadows") else None
-    if kind in ("static", "report", "shadows"):
+    if kind in STATIC_KINDS:
         data = static_check.report(start[0], start[1], facts, _SECTIONS.get(kind))
     else:
         report = check.collect().as_json()
