@@ -71,7 +71,8 @@ def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
 
 def _add_all_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true",
-                   help="every python3 interpreter of the machine (%s), each once"
+                   help="every python3 interpreter of the machine (%s), each once; one "
+                   "that a user other than root may change is listed, never run"
                    % ", ".join(d + "/python3*" for d in targets.INTERPRETER_DIRS))
 
 
@@ -209,9 +210,10 @@ def guard_findings(status: Status, target: targets.Target | None = None) -> list
 
 
 def status_exit(data: Status | TargetFailure) -> int:
-    """``status``'s exit status for one target: ``check``'s rule on the guard's findings."""
+    """``status``'s exit status for one target: ``check``'s rule on the guard's findings
+    (an interpreter not run because another user may change it: its high finding)."""
     if isinstance(data, TargetFailure):
-        return EXIT_ERROR
+        return EXIT_ATTENTION if data.untrusted else EXIT_ERROR
     return exit_status(guard_findings(data))
 
 
@@ -257,11 +259,13 @@ def _all_interpreters(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
 
 def _each(args: argparse.Namespace, collect: Any) -> list[Any]:
     """``collect(executable)`` for every interpreter of ``--all``; an interpreter that
-    cannot be probed is reported as such, the others still are."""
+    cannot be probed is reported as such, the others still are.  One that a user other
+    than root may change is never run (``targets.untrusted``): listed, with its finding."""
     out = []
     for exe, aliases in _all_interpreters(args):
+        why = targets.untrusted(exe)
         try:
-            data = collect(exe)
+            data = TargetFailure.not_run(exe, why) if why else collect(exe)
         except targets.TargetError as exc:
             data = TargetFailure(exe, str(exc))
         data.aliases = aliases
@@ -348,7 +352,7 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
 
 def _check_status(report: CheckReport | TargetFailure, fail_on: str) -> int:
     if isinstance(report, TargetFailure):
-        return EXIT_ERROR
+        return exit_status(report.findings, fail_on) if report.untrusted else EXIT_ERROR
     return exit_status(report.findings, fail_on)
 
 
@@ -361,7 +365,8 @@ def cmd_check(args: argparse.Namespace, style: Style,
         else:
             print("\n\n".join(
                 render_check(r, style) if not isinstance(r, TargetFailure)
-                else "%s %s: %s" % (style.bad("error:"), r.python, r.error)
+                else "%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"), r.python,
+                                     r.error)
                 for r in items))
         return max(_check_status(r, args.fail_on) for r in items)
     report = check_data(args.python, pending)

@@ -362,10 +362,71 @@ def _is_elf(path: str) -> bool:
         return False
 
 
+def _hops(path: str) -> list[str]:
+    """``path`` and every path its symbolic links lead to, the last one not a link (at
+    most 40 links, as the kernel follows)."""
+    out = [os.path.abspath(path)]
+    for _ in range(40):
+        try:
+            link = os.readlink(out[-1])
+        except OSError:  # not a link (or gone): the end of the chain
+            break
+        out.append(os.path.normpath(os.path.join(os.path.dirname(out[-1]), link)))
+    return out
+
+
+def _directories(paths: list[str]) -> list[str]:
+    """Every directory above each of ``paths``, as written and resolved, once."""
+    out: list[str] = []
+    for path in paths:
+        for start in (os.path.dirname(path), os.path.realpath(os.path.dirname(path))):
+            d = start
+            while d not in out:
+                out.append(d)
+                parent = os.path.dirname(d)
+                if parent == d:
+                    break
+                d = parent
+    return out
+
+
+def untrusted(path: str) -> str | None:
+    """Why a user other than root may change what running ``path`` runs, or None: the
+    file it leads to (its links followed) not owned by root or writable by group or
+    others, or a directory on the way (above the path, each link, the file; as written
+    and resolved) owned by another user or writable by group or others.  Such a
+    binary is never run by ``--all``: any root program that runs it is that user's."""
+    hops = _hops(path)
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        return "%s cannot be examined (%s)" % (real, exc.strerror or exc)
+    if st.st_uid != 0:
+        return "%s is owned by uid %d, not root" % (real, st.st_uid)
+    if st.st_mode & 0o022:
+        return "%s is writable by %s" % (real, _who(st.st_mode))
+    for d in _directories(hops + [real]):
+        try:
+            st = os.stat(d)
+        except OSError as exc:
+            return "%s cannot be examined (%s)" % (d, exc.strerror or exc)
+        if st.st_uid != 0:
+            return "the directory %s is owned by uid %d, not root" % (d, st.st_uid)
+        if st.st_mode & 0o022:
+            return "the directory %s is writable by %s" % (d, _who(st.st_mode))
+    return None
+
+
+def _who(mode: int) -> str:
+    return "others" if mode & 0o002 else "its group"
+
+
 def machine_interpreters(dirs: tuple[str, ...] = INTERPRETER_DIRS) -> list[tuple[str, list[str]]]:
     """Every real python3 interpreter in ``dirs`` (an executable ELF file, not a script
     or a ``-config`` helper), once per real path: ``[(path, [other names])]``, the
-    versioned name first (``/usr/bin/python3.11``, aliases ``["/usr/bin/python3"]``)."""
+    versioned name first (``/usr/bin/python3.11``, aliases ``["/usr/bin/python3"]``).
+    Nothing is run: :func:`untrusted` says which of them ``--all`` must not run."""
     found: dict[str, tuple[str, list[str]]] = {}
     order: list[str] = []
     for d in dirs:
