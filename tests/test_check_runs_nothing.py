@@ -18,7 +18,7 @@ import json
 import pytest
 
 from harness.roots import RootTarget
-from harness.spread import DEBIAN, spread, turn
+from harness.spread import DEBIAN, rotated, spread, turn
 
 PLANTS = ("local", "distro", "user", "module", "sitecustomize", "usercustomize", "start")
 
@@ -89,3 +89,40 @@ def test_no_check_form_runs_startup_code(guarded_target):
     proc = t.python("-c", "pass")  # a plain start runs them all: the plants are live
     assert proc.returncode == 0, proc.stderr
     assert _traces(t, planted) == sorted(planted), proc.stderr
+
+
+ENCODINGS = ("import posix\n"
+             "posix.close(posix.open(%r, posix.O_WRONLY | posix.O_CREAT, 0o644))\n")
+
+
+@rotated()
+def test_pythonpath_runs_nothing_and_is_still_described(guarded_target):
+    """An ``encodings`` package on ``PYTHONPATH`` (imported by a start before any code of
+    ours, were ``PYTHONPATH`` acted on) runs in no form of ``check`` or ``status``: their
+    probe starts isolated (``-I -S``) and rebuilds the user's ``sys.path`` from the
+    variable's text, so the report still lists the entry, as ``pythonpath``, shadowing
+    the standard library.  ``PYTHONNOUSERSITE`` and ``PYTHONSAFEPATH`` are heard the
+    same way: the static report is the live one (``cli_check``)."""
+    t = guarded_target
+    planted = t.tmp / "swr-pp"
+    t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(planted / "encodings"))
+    trace = str(t.tmp / "swr-pp-trace")
+    t.put(planted / "encodings" / "__init__.py", data=(ENCODINGS % trace).encode())
+    env = {"PYTHONPATH": str(planted)}
+    # The CLI's own process must not act on it either (as documented: python3 -I).
+    cli = [t.cli_argv[0], "-I", *t.cli_argv[1:]] if "-I" not in t.cli_argv else t.cli_argv
+    for command in ("check", "status"):
+        for form in (["--json"], []):
+            proc = t.run([*cli, command, "--python", t.executable, *form], env=env)
+            assert proc.returncode in (0, 1), (command, form, proc.stderr)
+            assert not t.exists(trace), (command, form, proc.stdout[-2000:], proc.stderr)
+            if (command, form) == ("check", ["--json"]):
+                report = json.loads(proc.stdout)
+    entries = [(e["path"], e["class"]) for e in report["layout"]["entries"]]
+    assert (str(planted), "pythonpath") in entries, entries
+    assert any(f["kind"] == "stdlib-shadowed" and "encodings" in f["message"]
+               for f in report["findings"]), report["findings"]
+    for extra in ({"PYTHONNOUSERSITE": "1"}, {"PYTHONSAFEPATH": "1"}):
+        t.cli_check(env=extra)  # held to a live start's report
+    proc = t.python("-c", "pass", env=env)  # a plain start runs it: the plant is live
+    assert t.exists(trace), proc.stderr

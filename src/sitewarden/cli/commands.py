@@ -120,9 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
                        description="Where the guard is deployed for the target, whether a start "
                        "loads it\nand refuses installs. It runs none of the target's startup "
-                       "code: as check,\nit starts the target without site (-S) and reads "
-                       "what a normal start would\nrun (.pth import lines, .start entry "
-                       "points, sitecustomize, usercustomize).",
+                       "code: as check,\nit starts the target isolated, without site (-I -S), "
+                       "and reads what a normal\nstart would run (.pth import lines, .start "
+                       "entry points, sitecustomize,\nusercustomize).",
                        epilog="example:\n  sitewarden status --all",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)
@@ -140,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "broken requirements,\nstartup files and guard, each finding with a "
                        "severity.\nIt never runs the target's startup code (.pth import lines, "
                        ".start entry\npoints, sitecustomize, usercustomize): the target starts "
-                       "without site (-S)\nand check reads what a normal start would run.",
+                       "isolated, without site\n(-I -S: nothing of PYTHONPATH or the working "
+                       "directory runs either), and check\nreads what a normal start in this "
+                       "environment would run.",
                        epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_target_options(p, where=False)

@@ -214,7 +214,7 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
 def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
                    cwd: str | None = None) -> Spawned:
     """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it.
-    ``static`` and ``status`` run ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others
+    ``static`` and ``status`` run ``probe.STATIC_BOOTSTRAP`` (give ``-I -S``), the others
     ``BOOTSTRAP``."""
     root = payload.payload_dir()
     bootstrap = runner.STATIC_BOOTSTRAP if kind in runner.STATIC_KINDS else runner.BOOTSTRAP
@@ -260,13 +260,15 @@ def probe_target(python: str | None = None) -> Target:
 class PendingCheck:
     """``check``'s probe of one target (``static``; ``status``: its startup section
     alone, for ``status``), started when made (the CLI goes on loading its own modules
-    meanwhile); :meth:`result` waits for it.  The target starts without ``site``
-    (``-S``), in this environment and working directory: none of its startup code runs,
-    and the probe reports what a normal start would do."""
+    meanwhile); :meth:`result` waits for it.  The target starts isolated and without
+    ``site`` (``-I -S``), in this working directory, this environment given as data
+    (``probe.STATIC_BOOTSTRAP``): none of its startup code runs, nothing of
+    ``PYTHONPATH``, the user site or the working directory is imported, and the probe
+    reports what a normal start in this environment would do."""
 
     def __init__(self, python: str | None, kind: str = "static") -> None:
         self.executable = resolve_executable(python)
-        self._spawned = _start_payload(self.executable, kind, ["-S"], dict(os.environ))
+        self._spawned = _start_payload(self.executable, kind, ["-I", "-S"], dict(os.environ))
 
     def cancel(self) -> None:
         """Stop the probe (the command ends before reading it)."""

@@ -85,10 +85,11 @@ def _package_root():
 
 
 def static_report(kind="report", timeout=60):
-    """``check``'s report on this interpreter (its JSON form), from a child started without
-    ``site`` (``kind`` ``shadows``: the shadowing section alone, cheaper).  Raises when the
-    child gives no report (its last line of stderr says why)."""
-    proc = subprocess.run([sys.executable, "-S", "-c", STATIC_BOOTSTRAP, _package_root(),
+    """``check``'s report on this interpreter (its JSON form), from a child started isolated
+    and without ``site`` (``-I -S``: nothing of ``PYTHONPATH`` or the working directory
+    runs; the environment is its data); ``kind`` ``shadows``: the shadowing section alone.
+    Raises when the child gives no report (its last line of stderr says why)."""
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", STATIC_BOOTSTRAP, _package_root(),
                            kind], capture_output=True, stdin=subprocess.DEVNULL,
                           timeout=timeout, cwd=os.path.sep)
     if proc.returncode != 0:
