@@ -126,3 +126,28 @@ def test_pythonpath_runs_nothing_and_is_still_described(guarded_target):
         t.cli_check(env=extra)  # held to a live start's report
     proc = t.python("-c", "pass", env=env)  # a plain start runs it: the plant is live
     assert t.exists(trace), proc.stderr
+
+
+def test_make_check_runs_nothing(make_hermetic):
+    """``make check`` (the README's first command: ``status`` then ``check``) on a python
+    with every payload planted leaves no trace."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from harness.interpreters import pyenv_interpreters
+
+    hp = make_hermetic(pyenv_interpreters()[-1])
+    planted = _plant(hp)
+    venv = Path(sys.executable).parent.parent
+    proc = subprocess.run(
+        ["make", "-s", "-o", "%s/.installed" % venv, "check", "VENV=%s" % venv,
+         "TARGET_PYTHON=%s" % hp.executable], cwd=str(Path(__file__).parent.parent),
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
+        env=dict(hp.env(), PATH=os.environ.get("PATH", "/usr/bin:/bin")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "sitewarden status for %s" % hp.executable in proc.stdout, proc.stdout
+    assert _traces(hp, planted) == [], proc.stdout[-2000:]
+    hp.python("-c", "pass")
+    assert _traces(hp, planted) == sorted(planted)

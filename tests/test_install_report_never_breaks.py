@@ -6,9 +6,9 @@ and the payload reported; ``pip install -q`` and ``-qq`` still print the report 
 dangerous ``.pth`` (pip prints its errors there) in the warning layout (the install
 succeeded: ``warning: dangerous-startup-code``, never ``error:``), ``-qqq`` prints
 nothing.  A report whose child fails (a ``sitecustomize`` on ``PYTHONPATH`` replaces the
-child's program by one that exits 3) leaves pip's, ``installer``'s and ``setup.py``'s
-exit status and installed files as without it, and prints one line saying so and how to
-see why (``SITEWARDEN_DEBUG=1``).
+child's program by one that exits 3) leaves pip's, ``installer``'s, ``setup.py``'s and
+``ensurepip``'s (where the target has it and no pip yet) exit status and installed files
+as without it, and prints one line saying so and how to see why (``SITEWARDEN_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -137,3 +137,11 @@ def test_a_failed_report_changes_no_install(guarded_target, wheels):
                  cwd=str(project))
     one_line(proc, "setup.py")
     assert t.exists(t.local_dir / "zz-swr-broken.pth")
+
+    # ensurepip (where the target has it and no pip yet): its pip reports, and fails alike.
+    if t.python("-c", "import ensurepip, importlib.util, sys; "
+                "sys.exit(0 if importlib.util.find_spec('pip') is None else 1)").returncode == 0:
+        proc = t.python("-m", "ensurepip", env=dict(FAIL_OPEN, PYTHONPATH=str(hook),
+                                                      PIP_BREAK_SYSTEM_PACKAGES="1"))
+        one_line(proc, "ensurepip")
+        assert t.exists(t.local_dir / "pip"), proc.stdout + proc.stderr

@@ -31,7 +31,8 @@ class Decision:
         self.verdict = verdict
         self.armed = armed
         self.overridden = overridden
-        # The startup files before an allowed install (startup_report.snapshot), or None.
+        # The startup files before an allowed install (startup_report.snapshot), or None;
+        # False: they could not be listed (the report says it failed).
         self.before = _snapshot() if armed else None
 
     @property
@@ -74,7 +75,7 @@ class Decision:
     def _report(self, stream, quiet):
         reporter = sys.modules.get(__package__ + ".startup_report")  # by _snapshot()
         if reporter is None:
-            return
+            return self._unlisted()
         taken = {}
 
         def check(kind="report"):
@@ -83,7 +84,7 @@ class Decision:
                 taken[kind] = reporter.static_report(kind)
             return taken.get("report") or taken[kind]
 
-        changed = self.before is not None and any(reporter.changes(
+        changed = isinstance(self.before, dict) and any(reporter.changes(
             self.before, reporter.snapshot()))
         if changed:
             check("report")
@@ -91,6 +92,11 @@ class Decision:
             install_report.report(check, stream, scheme_guard.written())
         if changed:
             reporter.report(self.before, stream, check, high_only=quiet >= 2)
+        return self._unlisted()
+
+    def _unlisted(self):
+        if self.before is False:  # the shadow report, if any, is printed already
+            raise RuntimeError("the startup files could not be listed before the install")
 
 
 #: What an install prints when its report failed (the install itself is untouched).
@@ -108,7 +114,7 @@ def _snapshot():
         return startup_report.snapshot()
     except Exception:
         _swallowed("listing the startup files before an install (no startup report)")
-        return None
+        return False
 
 
 def decide(installer, judge, overridden=None, arm_elsewhere=False):
