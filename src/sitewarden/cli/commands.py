@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
+    _add_audit_parsers(sub, argparse.RawDescriptionHelpFormatter)
+    return parser
+
+
+def _add_audit_parsers(sub: Any, formatter: Any) -> None:
+    """``status`` and ``check``: the commands that read a target and run nothing of it."""
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
                        description="Where the guard is deployed for the target, whether a start "
                        "loads it\nand refuses installs. It runs none of the target's startup "
@@ -124,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "and reads what a normal\nstart would run (.pth import lines, .start "
                        "entry points, sitecustomize,\nusercustomize).",
                        epilog="example:\n  sitewarden status --all",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=formatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -144,14 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "directory runs either), and check\nreads what a normal start in this "
                        "environment would run.",
                        epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=formatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-on", choices=FAIL_ON, default=DEFAULT_FAIL_ON, metavar="SEVERITY",
                    help="exit 1 when a finding is at or above SEVERITY (%s; default: %s, "
                    "any finding above info)" % (", ".join(FAIL_ON), DEFAULT_FAIL_ON))
-    return parser
 
 
 def exit_status(findings: list[Finding], fail_on: str = DEFAULT_FAIL_ON) -> int:
