@@ -283,7 +283,7 @@ def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path
 
 def test_check_survives_a_start_that_dies(cli, userbase, tmp_path):
     """A ``.pth`` that kills every start: ``check`` never runs it (its probe starts without
-    site) and lists it; ``status``, which starts the target, says the start died."""
+    site) and lists it; ``status --live``, which starts the target, says the start died."""
     env, base = userbase
     python = PYTHONS[-1].values[0]
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
@@ -296,7 +296,7 @@ def test_check_survives_a_start_that_dies(cli, userbase, tmp_path):
     assert report["layout"]["entries"]
     (f,) = [f for f in report["startup"]["files"] if f["path"] == str(killer)]
     assert [(x["text"], x["runs"]) for x in f["lines"]] == [("import os; os._exit(3)", True)]
-    proc = cli("status", "--python", python, "--json", env=env)
+    proc = cli("status", "--live", "--python", python, "--json", env=env)
     data = json.loads(proc.stdout)
     assert data["active"] is False and "exit status 3" in data["startup_stderr"] + str(
         data.get("error")), data

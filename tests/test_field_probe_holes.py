@@ -54,7 +54,7 @@ PRINTING_PTHS = {
 def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target):
     """A ``.pth`` printing to stdout, one printing to stderr and one raising at every
     start (``site`` reports it and goes on): ``check`` and ``status`` still work, see the
-    guard loaded, and the start's stderr is kept (``status`` shows it)."""
+    guard loaded, and the start's stderr is kept (``status --live`` shows it)."""
     t = guarded_target
     for name, line in PRINTING_PTHS.items():
         t.put(t.local_dir / name, data=line)
@@ -67,7 +67,7 @@ def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target)
     assert report["interpreter"]["executable"] and report["guard"]["active"] is True, report
     assert not [f for f in report["findings"] if f["kind"] == "guard-not-active"], report
 
-    proc = t.cli("status", "--python", t.executable, "--json")
+    proc = t.cli("status", "--live", "--python", t.executable, "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["active"] is True, data
@@ -79,14 +79,14 @@ def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target)
 @rotated()
 def test_startup_that_exits_fails_status_and_not_check(guarded_target):
     """A sitecustomize that ends the process (``os._exit(3)``, or ``sys.exit(3)``, which
-    CPython turns into a fatal error at startup): ``status``, which starts the target,
+    CPython turns into a fatal error at startup): ``status --live``, which starts the target,
     fails with the exit status and the last line the target wrote on stderr, never "not a
     CPython 3.8+ interpreter"; ``check`` never runs it and lists it."""
     t = guarded_target
     where = sitecustomize_path(t)
     t.put(where, data=b'import os, sys\nsys.stderr.write("swr: sitecustomize gives up\\n")\n'
                       b"sys.stderr.flush()\nos._exit(3)\n")
-    proc = t.cli("status", "--python", t.executable, "--json")
+    proc = t.cli("status", "--live", "--python", t.executable, "--json")
     data = json.loads(proc.stdout)
     assert data["active"] is False and proc.returncode == 1, proc.stdout + proc.stderr
     assert "exit status 3" in data["startup_stderr"] or "swr: sitecustomize gives up" in \

@@ -5,11 +5,11 @@ In guarded Debian pythons (Debian 12's in a namespace, the roots' 3.11, 3.13, 3.
 ``subprocess.Popen`` of ``sys.executable -S -c`` with base64-decoded code) and one shaped
 like the 2026 ``<pkg>-setup.pth`` packages (``exec`` of base64-decoded code that reaches
 the network), built here, harmless when run (behind ``0 and``, in a function never
-called), each print pip's error block naming the file, what it does and the command that
-removes it, by a new pip, an old pip and ``installer``; the installer's exit status stays
-0.  pytest-cov 6.0.0 (the real wheel) is reported at low or below, without the block; a
-wheel with no startup file prints nothing of it.  The report never runs what it reports:
-its child starts without ``site``.
+called), each print pip's error layout headed ``warning:`` naming the file, what it does
+and the command that removes it, by a new pip, an old pip and ``installer``; the
+installer's exit status stays 0.  pytest-cov 6.0.0 (the real wheel) is reported at low
+or below, without the block; a wheel with no startup file prints nothing of it.  The
+report never runs what it reports: its child starts without ``site``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ LITELLM = ('import base64, os, subprocess, sys; 0 and subprocess.Popen([sys.exec
            '"-c", base64.b64decode("cGFzcw==").decode()])\n')
 SETUP = "import base64;exec(base64.b64decode('%s'))\n" % base64.b64encode(
     NEVER_NET.encode()).decode()
-BLOCK = "error: dangerous-startup-code"
+BLOCK = "warning: dangerous-startup-code"  # the install succeeded: never "error:"
 HEADER = "sitewarden: this install changed the code that runs at every start of"
 
 

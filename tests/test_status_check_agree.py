@@ -7,7 +7,8 @@ its ``.pth`` left), a guard disabled in the environment, no PEP 668 marker, a ve
 python, and the CLI run from a venv (as pipx installs it) without ``--python``.  Both
 commands must say the same of "virtual environment", "marker applies", "guard loaded" and
 "installs refused", exit by the same guard findings, and never say installs are refused
-unless a real install into the target is refused.
+unless a real install into the target is refused.  Both read the startup files and run
+none of them; ``status --live``, which starts the target, must say the same.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def test_status_and_check_agree_and_tell_the_truth(python, state, tmp_path):
                 target, cli = [], _cli_in_venv(t, str(venv / "bin" / "python"))
 
         status = json.loads(_run(t, [*cli, "status", *target, "--json"], env).stdout)
+        live = json.loads(_run(t, [*cli, "status", "--live", *target, "--json"], env).stdout)
+        assert (status["startup_probe"], live["startup_probe"]) == ("static", "live")
         check_proc = _run(t, [*cli, "check", *target, "--json"], env)
         check = json.loads(check_proc.stdout)
         texts = {command: _run(t, [*cli, command, *target], env).stdout
@@ -94,6 +97,10 @@ def test_status_and_check_agree_and_tell_the_truth(python, state, tmp_path):
                 status["installs_refused"])
         assert seen == (check["marker"]["virtualenv"], check["marker"]["applies"],
                         guard["active"], guard["installs_refused"]), (status, check)
+        assert seen == (live["virtualenv"], live["marker"]["applies"], live["active"],
+                        live["installs_refused"]), (status, live)
+        assert (status["active_module"], status["active_version"]) == (
+            live["active_module"], live["active_version"]), (status, live)
         kinds = sorted((f["kind"], f["severity"]) for f in check["findings"]
                        if f["kind"] in GUARD_KINDS)
         status_rc = _run(t, [*cli, "status", *target], env).returncode

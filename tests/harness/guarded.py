@@ -342,7 +342,7 @@ class GuardedPython:
 
     def check(self, env: Optional[Mapping[str, str]] = None, cwd: str = "/") -> Dict[str, Any]:
         """The report ``sitewarden check`` collects, through the same probe the CLI runs
-        (``-S -c STATIC_BOOTSTRAP payload static``), in ``env``/``cwd``; checked against
+        (``-I -S -c STATIC_BOOTSTRAP payload static``), in ``env``/``cwd``; checked against
         the live probe's (after a normal start, guard disabled): the same but for what only
         running code tells (``harness.static_compare``)."""
         static = self.probe_static(env, cwd)["check"]
@@ -356,7 +356,7 @@ class GuardedPython:
         from sitewarden.probe import runner
 
         root = self.probe_payload()
-        proc = self.python("-S", "-c", runner.STATIC_BOOTSTRAP, str(root), "static",
+        proc = self.python("-I", "-S", "-c", runner.STATIC_BOOTSTRAP, str(root), "static",
                            env=env, cwd=cwd)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)

@@ -329,7 +329,7 @@ def _stat(path, cache):
     if path not in cache:
         try:
             cache[path] = os.stat(path)
-        except OSError:  # missing (or not searchable: nothing to say about it)
+        except (OSError, ValueError):  # missing, not searchable, or a NUL in a .pth line
             cache[path] = None
     return cache[path]
 

@@ -71,7 +71,8 @@ def _add_target_options(p: argparse.ArgumentParser, where: bool) -> None:
 
 def _add_all_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true",
-                   help="every python3 interpreter of the machine (%s), each once"
+                   help="every python3 interpreter of the machine (%s), each once; one "
+                   "that a user other than root may change is listed, never run"
                    % ", ".join(d + "/python3*" for d in targets.INTERPRETER_DIRS))
 
 
@@ -116,33 +117,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hook", choices=deployed.HOOKS, default=None,
                    help="accepted as install took it; whatever hook was deployed is removed")
 
+    _add_audit_parsers(sub, argparse.RawDescriptionHelpFormatter)
+    return parser
+
+
+def _add_audit_parsers(sub: Any, formatter: Any) -> None:
+    """``status`` and ``check``: the commands that read a target and run nothing of it."""
     p = sub.add_parser("status", help="where the guard is deployed and whether it is active",
                        description="Where the guard is deployed for the target, whether a start "
-                       "loads it\nand refuses installs. It starts the target once, as a user "
-                       "would: the target's\nstartup files (.pth import lines, sitecustomize, "
-                       "usercustomize) run in that start.\nTo audit startup code without "
-                       "running it, use check.",
+                       "loads it\nand refuses installs. It runs none of the target's startup "
+                       "code: as check,\nit starts the target isolated, without site (-I -S), "
+                       "and reads what a normal\nstart would run (.pth import lines, .start "
+                       "entry points, sitecustomize,\nusercustomize).",
                        epilog="example:\n  sitewarden status --all",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=formatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--live", action="store_true",
+                   help="instead, start the target normally (python -c <a script that asks "
+                   "whether the guard is loaded>, in /, in this environment) and report "
+                   "what that start loaded and printed: every .pth import line, .start "
+                   "entry point, sitecustomize and usercustomize of the target RUNS, as "
+                   "this user (root under sudo)")
 
     p = sub.add_parser("check", help="report an interpreter's PEP 668, path and shadowing state",
                        description="The target's PEP 668 marker, sys.path, shadowed modules, "
                        "broken requirements,\nstartup files and guard, each finding with a "
                        "severity.\nIt never runs the target's startup code (.pth import lines, "
                        ".start entry\npoints, sitecustomize, usercustomize): the target starts "
-                       "without site (-S)\nand check reads what a normal start would run.",
+                       "isolated, without site\n(-I -S: nothing of PYTHONPATH or the working "
+                       "directory runs either), and check\nreads what a normal start in this "
+                       "environment would run.",
                        epilog="example:\n  sitewarden check --python /usr/bin/python3 --json",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=formatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-on", choices=FAIL_ON, default=DEFAULT_FAIL_ON, metavar="SEVERITY",
                    help="exit 1 when a finding is at or above SEVERITY (%s; default: %s, "
                    "any finding above info)" % (", ".join(FAIL_ON), DEFAULT_FAIL_ON))
-    return parser
 
 
 def exit_status(findings: list[Finding], fail_on: str = DEFAULT_FAIL_ON) -> int:
@@ -203,9 +217,10 @@ def guard_findings(status: Status, target: targets.Target | None = None) -> list
 
 
 def status_exit(data: Status | TargetFailure) -> int:
-    """``status``'s exit status for one target: ``check``'s rule on the guard's findings."""
+    """``status``'s exit status for one target: ``check``'s rule on the guard's findings
+    (an interpreter not run because another user may change it: its high finding)."""
     if isinstance(data, TargetFailure):
-        return EXIT_ERROR
+        return EXIT_ATTENTION if data.untrusted else EXIT_ERROR
     return exit_status(guard_findings(data))
 
 
@@ -251,11 +266,13 @@ def _all_interpreters(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
 
 def _each(args: argparse.Namespace, collect: Any) -> list[Any]:
     """``collect(executable)`` for every interpreter of ``--all``; an interpreter that
-    cannot be probed is reported as such, the others still are."""
+    cannot be probed is reported as such, the others still are.  One that a user other
+    than root may change is never run (``targets.untrusted``): listed, with its finding."""
     out = []
     for exe, aliases in _all_interpreters(args):
+        why = targets.untrusted(exe)
         try:
-            data = collect(exe)
+            data = TargetFailure.not_run(exe, why) if why else collect(exe)
         except targets.TargetError as exc:
             data = TargetFailure(exe, str(exc))
         data.aliases = aliases
@@ -285,16 +302,31 @@ def _default_target_note(args: argparse.Namespace) -> str | None:
             "%s --python %s" % (sys.executable, sys.prefix, args.command, system))
 
 
-def cmd_status(args: argparse.Namespace, style: Style) -> int:
+def status_of(python: str | None, live: bool = False,
+              pending: targets.PendingCheck | None = None) -> Status:
+    """``status``'s report on one target: from the static probe (``check``'s, its
+    startup section: nothing of the target runs), or with ``live`` from a normal start
+    of the target (``targets.startup_status``: its startup code runs)."""
+    if live:
+        data = status_data(targets.probe_target(python))
+    else:
+        target, _report, startup = (pending or targets.PendingCheck(python, "status")).result()
+        data = status_data(target, startup)
+    data.startup_probe = "live" if live else "static"
+    return data
+
+
+def cmd_status(args: argparse.Namespace, style: Style,
+               pending: targets.PendingCheck | None = None) -> int:
+    live = bool(getattr(args, "live", False))
     if args.all:
-        items = _each(args, lambda exe: status_data(targets.probe_target(exe)))
+        items = _each(args, lambda exe: status_of(exe, live))
         if args.json:
             print(dumps({"interpreters": [i.as_json() for i in items]}))
         else:
             print(render_status_all(items, style))
         return max(status_exit(i) for i in items)
-    target = targets.probe_target(args.python)
-    data = status_data(target)
+    data = status_of(args.python, live, pending)
     _print_one(args, style, data, render_status)
     return status_exit(data)
 
@@ -327,7 +359,7 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
 
 def _check_status(report: CheckReport | TargetFailure, fail_on: str) -> int:
     if isinstance(report, TargetFailure):
-        return EXIT_ERROR
+        return exit_status(report.findings, fail_on) if report.untrusted else EXIT_ERROR
     return exit_status(report.findings, fail_on)
 
 
@@ -340,7 +372,8 @@ def cmd_check(args: argparse.Namespace, style: Style,
         else:
             print("\n\n".join(
                 render_check(r, style) if not isinstance(r, TargetFailure)
-                else "%s %s: %s" % (style.bad("error:"), r.python, r.error)
+                else "%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"), r.python,
+                                     r.error)
                 for r in items))
         return max(_check_status(r, args.fail_on) for r in items)
     report = check_data(args.python, pending)
@@ -365,8 +398,9 @@ def run(argv: list[str], args: Any = None, pending: targets.PendingCheck | None 
     args = args or build_parser().parse_args(argv)
     style = Style.for_stream(sys.stdout)
     try:
-        if pending is not None:
-            return cmd_check(args, style, pending)
+        if pending is not None:  # a plain check's or status's probe, started already
+            return (cmd_status if args.command == "status" else cmd_check)(args, style,
+                                                                            pending)
         return COMMANDS[args.command](args, style)
     except (UsageError, targets.TargetError, deployed.DeployError) as exc:
         print("sitewarden: error: %s" % exc, file=sys.stderr)

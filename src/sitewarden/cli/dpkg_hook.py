@@ -7,7 +7,7 @@ installed, upgraded, reinstalled or configured (and that name files in
 ``/usr/lib/python3/dist-packages``: the shell script selects them), and with
 ``--changes FILE`` what apt said of each package (``name change old new`` lines,
 written by ``dpkg-hook pkgs`` from apt's ``Pre-Install-Pkgs`` protocol).  Detection is
-``check``'s own: the probe runs in every ``/usr/bin/python3.X`` at once (``-E``, guard
+``check``'s own: the probe runs in every ``/usr/bin/python3.X`` at once (``-I``, guard
 disabled, a time limit for all), as the user apt runs as (root) starts them: with that
 user's own site, whose copies its Python programs import.  Only the findings that
 involve those packages' files are printed: a shadowed copy they installed, or a
@@ -30,7 +30,7 @@ from .. import failopen
 from ..detect.records import CheckReport, Copy, ShadowCase, Shadowing
 from ..probe import runner
 from . import payload, render_startup
-from .targets import machine_interpreters
+from .targets import machine_interpreters, untrusted
 
 DISTRO_DIR = "/usr/lib/python3/dist-packages"
 #: Seconds the interpreters' checks may take, together (apt.conf bounds the whole hook too).
@@ -98,9 +98,9 @@ def probe_env() -> dict[str, str]:
 
 def run_checks(executables: list[str]) -> dict[str, CheckReport]:
     """``check``'s report from each interpreter (started in parallel), by executable;
-    interpreters that fail or time out are left out.  Each starts without ``site`` and
-    without the environment (``-E -S``, ``probe.STATIC_BOOTSTRAP``): its startup code
-    never runs; the report is of a normal start with the user site of the user running
+    interpreters that fail or time out are left out.  Each starts isolated, without
+    ``site`` (``-I -S``, ``probe.STATIC_BOOTSTRAP``; no ``PYTHON*`` variable either): its
+    startup code never runs; the report is of a normal start with the user site of the user running
     the hook, emulated.  In an empty directory (``-c`` puts the working directory first
     on ``sys.path``).  Each report comes through a file of its own (the probe's report
     descriptor)."""
@@ -120,7 +120,7 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
             out = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
             try:
                 procs[exe] = out, subprocess.Popen(
-                    [exe, "-E", "-S", "-c", runner.STATIC_BOOTSTRAP, runtime, "static",
+                    [exe, "-I", "-S", "-c", runner.STATIC_BOOTSTRAP, runtime, "static",
                      str(out.fileno())],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL, cwd=cwd, env=env, pass_fds=(out.fileno(),))
@@ -225,7 +225,9 @@ def main(argv: list[str]) -> int:
         changed = changed_paths(argv)
         if not changed:
             return 0
-        executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))]
+        # root runs them: never one that another user may change (targets.untrusted)
+        executables = [exe for exe, _aliases in machine_interpreters(("/usr/bin",))
+                       if not untrusted(exe)]
         reports = run_checks(executables)
         lines: list[str] = []
         involved: set[str] = set()

@@ -27,6 +27,8 @@ class PlainArgs:
 
     def __init__(self, command: str) -> None:
         self.command, self.python, self.all, self.json = command, None, False, False
+        if command == "status":
+            self.live = False  # status --live goes through argparse
         if command == "check":
             self.fail_on = DEFAULT_FAIL_ON
 
@@ -68,12 +70,13 @@ def _drop_current_directory() -> None:
 
 
 def _start_check(args: PlainArgs | None) -> targets.PendingCheck | None:
-    """The probe of a plain ``check`` of one target, started; None for any other
-    command, or a target that cannot be started (the command then reports why)."""
-    if args is None or args.command != "check" or args.all:
+    """The probe of a plain ``check`` or ``status`` of one target, started; None for any
+    other command, or a target that cannot be started (the command then reports why)."""
+    if args is None or args.all:
         return None
     try:
-        return targets.PendingCheck(args.python)
+        return targets.PendingCheck(args.python, "static" if args.command == "check"
+                                    else "status")
     except targets.TargetError:
         return None
 

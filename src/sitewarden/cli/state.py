@@ -7,7 +7,7 @@ the code, one JSON form (``as_json``/``from_json``) for ``--json`` only.
 
 from __future__ import annotations
 
-from ..detect.records import MarkerState, Record
+from ..detect.records import Finding, MarkerState, Record
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -66,17 +66,19 @@ class GuardState(Record):
 
 
 class Status(GuardState):
-    """``status``'s report on one target (``main.status_data``)."""
+    """``status``'s report on one target (``commands.status_of``): ``startup_probe``,
+    how it learned what a start loads (``static``: read, nothing run; ``live``: a start)."""
 
     __slots__ = ("sitewarden", "python", "python_version", "virtualenv", "startup_stderr",
-                 "marker", "environment", "silence_files", "aliases")
+                 "marker", "environment", "silence_files", "aliases", "startup_probe")
     FIELDS = _fields("sitewarden", "python", "python_version", "virtualenv") + \
         GuardState.FIELDS[:5] + (("startup_stderr", "startup_stderr", None),
                                  ("marker", "marker", MarkerState)) + \
         GuardState.FIELDS[5:] + (("environment", "environment", Setting),
                                  ("silence_files", "silence_files", Setting),
-                                 ("aliases", "aliases", None))
-    OPTIONAL = ("aliases",)
+                                 ("aliases", "aliases", None),
+                                 ("startup_probe", "startup_probe", None))
+    OPTIONAL = ("aliases", "startup_probe")
 
     def guard(self) -> GuardState:
         """Its ``guard`` section of ``check``'s report."""
@@ -85,13 +87,31 @@ class Status(GuardState):
 
 
 class TargetFailure(Record):
-    """An interpreter of ``--all`` that could not be probed."""
+    """An interpreter of ``--all`` that could not be probed, or (``untrusted``) was not:
+    a user other than root may change it (``targets.untrusted``); its ``findings`` say
+    so (``untrusted-interpreter``, high)."""
 
-    __slots__ = ("python", "error", "aliases")
-    FIELDS = _fields(*__slots__)
+    __slots__ = ("python", "error", "aliases", "untrusted", "findings")
+    FIELDS = _fields("python", "error", "aliases", "untrusted") + (
+        ("findings", "findings", Finding),)
+    OPTIONAL = ("untrusted", "findings")
 
     def __init__(self, python: str, error: str) -> None:
         self.python = python
         self.error = error
         self.aliases = None
+        self.untrusted = None
+        self.findings = None
+
+    @classmethod
+    def not_run(cls, python: str, why: str) -> TargetFailure:
+        """An interpreter ``--all`` does not run: ``why`` another user may change it."""
+        message = ("%s was not run: %s, so any root program that runs it runs what that "
+                   "user puts there; make it root's alone (chown root, chmod go-w, on it and "
+                   "every directory above it) or remove it" % (python, why))
+        self = cls(python, "NOT RUN (untrusted): " + message)
+        self.untrusted = True
+        self.findings = [Finding("untrusted-interpreter", "high", message, python=python,
+                                 reason=why)]
+        return self
 

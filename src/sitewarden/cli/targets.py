@@ -214,9 +214,10 @@ def _run_payload(executable: str, kind: str, flags: list[str], env: dict[str, st
 def _start_payload(executable: str, kind: str, flags: list[str], env: dict[str, str] | None,
                    cwd: str | None = None) -> Spawned:
     """The probe ``kind`` started in ``executable``: :func:`_payload_answer` reads it.
-    ``static`` runs ``probe.STATIC_BOOTSTRAP`` (give ``-S``), the others ``BOOTSTRAP``."""
+    ``static`` and ``status`` run ``probe.STATIC_BOOTSTRAP`` (give ``-I -S``), the others
+    ``BOOTSTRAP``."""
     root = payload.payload_dir()
-    bootstrap = runner.STATIC_BOOTSTRAP if kind == "static" else runner.BOOTSTRAP
+    bootstrap = runner.STATIC_BOOTSTRAP if kind in runner.STATIC_KINDS else runner.BOOTSTRAP
     argv = [executable, *flags, "-c", bootstrap, root, kind]
     try:
         return spawn_reporting(argv, env, cwd)
@@ -257,14 +258,17 @@ def probe_target(python: str | None = None) -> Target:
 
 
 class PendingCheck:
-    """``check``'s probe of one target (``static``), started when made (the CLI goes on
-    loading its own modules meanwhile); :meth:`result` waits for it.  The target starts
-    without ``site`` (``-S``), in this environment and working directory: none of its
-    startup code runs, and the probe reports what a normal start would do."""
+    """``check``'s probe of one target (``static``; ``status``: its startup section
+    alone, for ``status``), started when made (the CLI goes on loading its own modules
+    meanwhile); :meth:`result` waits for it.  The target starts isolated and without
+    ``site`` (``-I -S``), in this working directory, this environment given as data
+    (``probe.STATIC_BOOTSTRAP``): none of its startup code runs, nothing of
+    ``PYTHONPATH``, the user site or the working directory is imported, and the probe
+    reports what a normal start in this environment would do."""
 
-    def __init__(self, python: str | None) -> None:
+    def __init__(self, python: str | None, kind: str = "static") -> None:
         self.executable = resolve_executable(python)
-        self._spawned = _start_payload(self.executable, "static", ["-S"], dict(os.environ))
+        self._spawned = _start_payload(self.executable, kind, ["-I", "-S"], dict(os.environ))
 
     def cancel(self) -> None:
         """Stop the probe (the command ends before reading it)."""
@@ -288,7 +292,8 @@ class PendingCheck:
 
 def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:
     """Start the target normally and report whether the guard got loaded (``stderr``:
-    what that start wrote there; ``error``: why there is no answer)."""
+    what that start wrote there; ``error``: why there is no answer).  That start runs
+    every startup file of the target: ``status --live`` and ``install`` only."""
     from .state import StartupState  # not before a check's probe is started (PendingCheck)
 
     env = dict(os.environ if env is None else env)
@@ -359,10 +364,71 @@ def _is_elf(path: str) -> bool:
         return False
 
 
+def _hops(path: str) -> list[str]:
+    """``path`` and every path its symbolic links lead to, the last one not a link (at
+    most 40 links, as the kernel follows)."""
+    out = [os.path.abspath(path)]
+    for _ in range(40):
+        try:
+            link = os.readlink(out[-1])
+        except OSError:  # not a link (or gone): the end of the chain
+            break
+        out.append(os.path.normpath(os.path.join(os.path.dirname(out[-1]), link)))
+    return out
+
+
+def _directories(paths: list[str]) -> list[str]:
+    """Every directory above each of ``paths``, as written and resolved, once."""
+    out: list[str] = []
+    for path in paths:
+        for start in (os.path.dirname(path), os.path.realpath(os.path.dirname(path))):
+            d = start
+            while d not in out:
+                out.append(d)
+                parent = os.path.dirname(d)
+                if parent == d:
+                    break
+                d = parent
+    return out
+
+
+def untrusted(path: str) -> str | None:
+    """Why a user other than root may change what running ``path`` runs, or None: the
+    file it leads to (its links followed) not owned by root or writable by group or
+    others, or a directory on the way (above the path, each link, the file; as written
+    and resolved) owned by another user or writable by group or others.  Such a
+    binary is never run by ``--all``: any root program that runs it is that user's."""
+    hops = _hops(path)
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        return "%s cannot be examined (%s)" % (real, exc.strerror or exc)
+    if st.st_uid != 0:
+        return "%s is owned by uid %d, not root" % (real, st.st_uid)
+    if st.st_mode & 0o022:
+        return "%s is writable by %s" % (real, _who(st.st_mode))
+    for d in _directories(hops + [real]):
+        try:
+            st = os.stat(d)
+        except OSError as exc:
+            return "%s cannot be examined (%s)" % (d, exc.strerror or exc)
+        if st.st_uid != 0:
+            return "the directory %s is owned by uid %d, not root" % (d, st.st_uid)
+        if st.st_mode & 0o022:
+            return "the directory %s is writable by %s" % (d, _who(st.st_mode))
+    return None
+
+
+def _who(mode: int) -> str:
+    return "others" if mode & 0o002 else "its group"
+
+
 def machine_interpreters(dirs: tuple[str, ...] = INTERPRETER_DIRS) -> list[tuple[str, list[str]]]:
     """Every real python3 interpreter in ``dirs`` (an executable ELF file, not a script
     or a ``-config`` helper), once per real path: ``[(path, [other names])]``, the
-    versioned name first (``/usr/bin/python3.11``, aliases ``["/usr/bin/python3"]``)."""
+    versioned name first (``/usr/bin/python3.11``, aliases ``["/usr/bin/python3"]``).
+    Nothing is run: :func:`untrusted` says which of them ``--all`` must not run."""
     found: dict[str, tuple[str, list[str]]] = {}
     order: list[str] = []
     for d in dirs:

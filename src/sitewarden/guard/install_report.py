@@ -13,7 +13,6 @@ is imported with this module, when the installer is).  Runtime module.
 import os
 import sys
 
-from .. import _swallowed
 from ..detect.records import ShadowCase, Violation  # with this module: see above
 
 
@@ -80,17 +79,14 @@ def report(check, stream=None, written=None):
     """Print the report of what this install (``written``, see :func:`changed_by`;
     None: everything) left shadowed; nothing when nothing is.  ``check(kind)``: the
     child's report (``startup_report.static_report``, shared with the startup report).
-    Never raises."""
+    A failure propagates: the caller (``policy.Decision.report``) says it in one line."""
     stream = sys.stderr if stream is None else stream
-    try:
-        if written is not None and not written:
-            return
-        cases, violations = collect(check("shadows"))
-        if written is not None:
-            cases = changed_by(cases, written)
-        text = format_report(cases, violations)
-        if text:
-            stream.write(text)
-            stream.flush()
-    except Exception:
-        _swallowed("the report of what this install left shadowed")
+    if written is not None and not written:
+        return
+    cases, violations = collect(check("shadows"))
+    if written is not None:
+        cases = changed_by(cases, written)
+    text = format_report(cases, violations)
+    if text:
+        stream.write(text)
+        stream.flush()

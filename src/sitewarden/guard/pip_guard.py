@@ -15,7 +15,8 @@ execute, so ``python -m pip``, the ``pip`` script, ``pip.main()`` and
   has no override, pip's check reads an unreadable marker as no marker; one
   report, not two).  It arms the scheme guard, lets the build subprocesses
   of an overridden command through for that command only, and reports what
-  the install left shadowed (not under ``-q``).
+  the install left shadowed and the startup files it changed, as loud as pip's own
+  messages (a high block up to ``-qq``, the rest up to ``-q``, nothing at ``-qqq``).
 - ``InstallRequirement.uninstall`` (during ``pip uninstall``): a distribution
   pip would find in a distro directory or the standard library is refused
   before pip looks at it (upstream pips would say "No files were found to
@@ -161,13 +162,22 @@ def _run(command):
                     _report_distro_uninstall(late)
                 if late or _state["refused_up_front"]:
                     return refusal.PIP_ERROR_STATUS
-            if status in (0, None) and not getattr(options, "quiet", 0):
-                decision.report()  # an uninstall wrote nothing: its startup files only
+            if status in (0, None):
+                decision.report(quiet=_quiet(options))  # an uninstall: startup files only
             return status
 
         return run
 
     return wrap
+
+
+def _quiet(options):
+    """pip's ``-q`` count less its ``-v`` count (pip's own verbosity), at least 0."""
+    try:
+        return max(0, int(getattr(options, "quiet", 0) or 0)
+                   - int(getattr(options, "verbose", 0) or 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _skip_own_check(check):

@@ -31,7 +31,8 @@ class Decision:
         self.verdict = verdict
         self.armed = armed
         self.overridden = overridden
-        # The startup files before an allowed install (startup_report.snapshot), or None.
+        # The startup files before an allowed install (startup_report.snapshot), or None;
+        # False: they could not be listed (the report says it failed).
         self.before = _snapshot() if armed else None
 
     @property
@@ -51,15 +52,30 @@ class Decision:
         finally:
             refusal.restore_children(previous)
 
-    def report(self, stream=None):
+    def report(self, stream=None, quiet=0):
         """PEP 668's recommendation, after a successful install into the interpreter:
         say which distro packages the entries it wrote now shadow; and, after any install
         the guard let through, which startup files it added, changed or removed
         (:mod:`.startup_report`).  One child of the interpreter, without ``site``,
-        answers both, and only when asked.  Never raises."""
+        answers both, and only when asked.  ``quiet``: the installer's ``-q`` count, heard
+        as pip hears it (``-q`` keeps warnings, ``-qq`` errors, ``-qqq`` nothing): the
+        high blocks print up to ``-qq``, the rest up to ``-q``.  Never raises, never
+        changes the install: a failure is one line saying how to see why."""
+        if quiet >= 3:
+            return
+        try:
+            self._report(stream, quiet)
+        except Exception:
+            _swallowed("the install report")  # SITEWARDEN_DEBUG=1: what failed
+            try:
+                (sys.stderr if stream is None else stream).write(FAILED)
+            except Exception:
+                _swallowed("saying that the install report failed")
+
+    def _report(self, stream, quiet):
         reporter = sys.modules.get(__package__ + ".startup_report")  # by _snapshot()
         if reporter is None:
-            return
+            return self._unlisted()
         taken = {}
 
         def check(kind="report"):
@@ -68,17 +84,24 @@ class Decision:
                 taken[kind] = reporter.static_report(kind)
             return taken.get("report") or taken[kind]
 
-        changed = self.before is not None and any(reporter.changes(
+        changed = isinstance(self.before, dict) and any(reporter.changes(
             self.before, reporter.snapshot()))
         if changed:
             check("report")
-        if self.into_interpreter:
-            try:
-                install_report.report(check, stream, scheme_guard.written())
-            except Exception:
-                _swallowed("the report of what this install left shadowed")
+        if self.into_interpreter and quiet <= 1:
+            install_report.report(check, stream, scheme_guard.written())
         if changed:
-            reporter.report(self.before, stream, check)
+            reporter.report(self.before, stream, check, high_only=quiet >= 2)
+        return self._unlisted()
+
+    def _unlisted(self):
+        if self.before is False:  # the shadow report, if any, is printed already
+            raise RuntimeError("the startup files could not be listed before the install")
+
+
+#: What an install prints when its report failed (the install itself is untouched).
+FAILED = ("sitewarden: warning: the report of what this install changed failed (the install "
+          "is unaffected); run it again with SITEWARDEN_DEBUG=1 to see why\n")
 
 
 def _snapshot():
@@ -91,7 +114,7 @@ def _snapshot():
         return startup_report.snapshot()
     except Exception:
         _swallowed("listing the startup files before an install (no startup report)")
-        return None
+        return False
 
 
 def decide(installer, judge, overridden=None, arm_elsewhere=False):

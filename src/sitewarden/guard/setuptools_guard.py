@@ -34,8 +34,10 @@ def _run(paths_of):
                 refusal.write(decision.refusal)
                 raise SystemExit(refusal.PIP_ERROR_STATUS)
             result = run(self, *args, **kwargs)
-            if not _nested() and getattr(getattr(self, "distribution", None), "verbose", 1) != 0:
-                decision.report()  # not under setup.py -q
+            if not _nested():
+                # setup.py -q (verbose 0) still shows distutils' warnings: as pip's -q
+                quiet = getattr(getattr(self, "distribution", None), "verbose", 1) == 0
+                decision.report(quiet=int(quiet))
             return result
 
         return wrapped

@@ -7,9 +7,10 @@ site directories before an install the guard lets through (one listing of each, 
 ``stat`` of each startup file, no hashing); :func:`report` lists them again after it and,
 only when one was added, changed or removed, asks ``check``'s own probe, run in a child of
 the same interpreter without ``site`` (``-S``: nothing it reports runs), what each is,
-who installed it and what it does, and prints it; a high one as pip prints its errors.
-It never changes what was installed nor the installer's exit status; it fails open,
-visibly under ``SITEWARDEN_DEBUG``.  Runtime module (imported with the installer, see
+who installed it and what it does, and prints it; a high one in pip's error layout headed
+``warning:`` (the install succeeded).  It never changes what was installed nor the
+installer's exit status: a failure is one line (``policy.Decision.report``), the reason
+under ``SITEWARDEN_DEBUG``.  Runtime module (imported with the installer, see
 ``install_report``).
 """
 
@@ -18,7 +19,9 @@ import os
 import subprocess
 import sys
 
-from .. import _swallowed, settings
+# failopen: a failed report goes through it (policy.Decision.report), after pip 26.3
+# forbids imports
+from .. import _swallowed, failopen, settings  # noqa: F401
 from ..audit.records import StartupSection
 from ..detect.records import CheckReport
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
@@ -82,11 +85,17 @@ def _package_root():
 
 
 def static_report(kind="report", timeout=60):
-    """``check``'s report on this interpreter (its JSON form), from a child started without
-    ``site`` (``kind`` ``shadows``: the shadowing section alone, cheaper)."""
-    proc = subprocess.run([sys.executable, "-S", "-c", STATIC_BOOTSTRAP, _package_root(),
-                           kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, timeout=timeout, cwd=os.path.sep)
+    """``check``'s report on this interpreter (its JSON form), from a child started isolated
+    and without ``site`` (``-I -S``: nothing of ``PYTHONPATH`` or the working directory
+    runs; the environment is its data); ``kind`` ``shadows``: the shadowing section alone.
+    Raises when the child gives no report (its last line of stderr says why)."""
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", STATIC_BOOTSTRAP, _package_root(),
+                           kind], capture_output=True, stdin=subprocess.DEVNULL,
+                          timeout=timeout, cwd=os.path.sep)
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError("the report's child exited with status %d%s" % (
+            proc.returncode, ": " + why[-1] if why else ""))
     return json.loads(proc.stdout.decode("utf-8")).pop("check")
 
 
@@ -102,24 +111,24 @@ def acknowledged(f):
     return None
 
 
-def report(before, stream=None, check=None):
+def report(before, stream=None, check=None, high_only=False):
     """Print what this install added, changed or removed of the startup files (``before``:
     :func:`snapshot`'s, taken before it); nothing when it changed none.  ``check``: a
-    callable giving the child's report (shared with the shadow report).  Never raises."""
+    callable giving the child's report (shared with the shadow report).  ``high_only``:
+    the high blocks alone (pip's ``-qq``: its errors only).  A failure propagates: the
+    caller (``policy.Decision.report``) says it in one line."""
     stream = sys.stderr if stream is None else stream
-    try:
-        if before is None:
-            return
-        added, changed, removed = changes(before, snapshot())
-        if not (added or changed or removed):
-            return
-        check = static_report if check is None else check
-        text = format_report(check() if added or changed else None, added, changed, removed)
-        if text:
-            stream.write(text)
-            stream.flush()
-    except Exception:
-        _swallowed("the report of the startup files this install changed")
+    if before is None:
+        return
+    added, changed, removed = changes(before, snapshot())
+    if not (added or changed or removed):
+        return
+    check = static_report if check is None else check
+    text = format_report(check() if added or changed else None, added, changed, removed,
+                         high_only)
+    if text:
+        stream.write(text)
+        stream.flush()
 
 
 def _owner(o):
@@ -153,9 +162,10 @@ def _detail(f, code, found):
     return out
 
 
-def format_report(check, added, changed, removed):
-    """The report's text: one block per added or changed file (pip's error form when
-    ``check``, the child's report, rates it high), one line for each other one."""
+def format_report(check, added, changed, removed, high_only=False):
+    """The report's text: one block per added or changed file that ``check``, the child's
+    report, rates high (pip's error layout headed ``warning:``: the install succeeded), one
+    line for each other one (not with ``high_only``)."""
     report = CheckReport.from_json(check) if check else None
     section = report.section("startup") if report else None
     files = {f.path: f for f in StartupSection.from_json(section).files} if section else {}
@@ -187,7 +197,7 @@ def format_report(check, added, changed, removed):
             else:
                 name = f.owner.distribution or os.path.basename(path)
                 blocks.append("\n".join([
-                    "error: dangerous-startup-code", "",
+                    "warning: dangerous-startup-code", "",
                     "\u00d7 %s, %s, %s by this install, runs code at every start of %s" % (
                         path, _owner(f.owner), how, python),
                     "\u2570\u2500> " + "\n    ".join(_detail(f, code, found)), "",
@@ -198,7 +208,7 @@ def format_report(check, added, changed, removed):
                 ]))
     lines.extend("  removed %s" % path for path in removed)
     out = ""
-    if lines:
+    if lines and not high_only:
         out += "sitewarden: this install changed the code that runs at every start of %s:\n" \
             % python + "\n".join(lines) + "\n"
     if blocks:

@@ -3,8 +3,9 @@
 The CLI never guesses a target's layout from outside: like uv and virtualenv,
 it runs this module in the target from a private copy of sitewarden and reads JSON
 from a pipe of its own.  ``facts`` (``-E -S``) and ``check``'s ``static`` probe
-(``-S``, :data:`STATIC_BOOTSTRAP`) start the target without ``site``: none of its
-startup code runs.  ``full`` and ``check`` (:data:`BOOTSTRAP`) run after a normal start,
+(``-I -S``, :data:`STATIC_BOOTSTRAP`) start the target without ``site``: none of its
+startup code runs, nor anything of ``PYTHONPATH`` or the working directory.  ``full``
+and ``check`` (:data:`BOOTSTRAP`) run after a normal start,
 kept as the tests' reference for what a start does.
 Must run on CPython 3.8+ with only the standard library; like every module that
 can run inside a target, it imports only ``os`` and ``sys`` at module level.
@@ -111,10 +112,12 @@ _RUNTIME = {
               "probe.static_check", "pathfacts", "detect.distribution") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
-_RUNTIME["shadows"] = _RUNTIME["check"]
+_RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["check"]
 #: What each static kind collects (None: everything): an installer's shadow report needs
-#: the shadowing section alone.
-_SECTIONS = {"shadows": ("shadowing",)}
+#: the shadowing section alone; ``status``, the startup files (whether they load the guard).
+_SECTIONS = {"shadows": ("shadowing",), "status": ("startup",)}
+#: The probes that start the target without ``site`` (``STATIC_BOOTSTRAP``).
+STATIC_KINDS = ("static", "status", "report", "shadows")
 
 
 def _load_runtime(names, payload=None, kind=None):
@@ -348,7 +351,8 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     """``facts`` (run as ``-E -S``), ``static`` (``-S``: facts, the report and whether a
     normal start would load the guard, all of a normal start emulated, see
     :mod:`.static_check`; ``start``: ``(sys.path before site, the -c entry)`` as
-    :data:`STATIC_BOOTSTRAP` found them; ``report``: the same for an installer's report,
+    :data:`STATIC_BOOTSTRAP` found them; ``status``: the same with the startup section
+    alone, for ``status``; ``report``: the same for an installer's report,
     run from the deployed runtime, which it writes nothing into), or, after a normal
     start, ``check`` (the
     report) or ``full``: facts, report and ``startup`` (whether the start loaded the
@@ -359,11 +363,12 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()), payload,
-                  ("check" if kind in ("full", "static") else kind) if kind in _RUNTIME else None)
+                  ("check" if kind in ("full", "static", "status") else kind)
+                  if kind in _RUNTIME else None)
     if kind not in ("facts", "report", "shadows"):
         _cache_vendored_bytecode()
     _stdlib_first()
-    if kind not in ("facts", "check", "full", "static", "report", "shadows"):
+    if kind not in ("facts", "check", "full") + STATIC_KINDS:
         raise SystemExit("unknown probe %r" % (kind,))
     if kind == "facts":
         write_report(dumps(facts().as_json(), indent=None), report_fd)
@@ -372,7 +377,7 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
 
     # report: an installer's (guard.startup_report), from the deployed runtime: nothing kept
     private_cache.DIRECTORY = payload if kind not in ("report", "shadows") else None
-    if kind in ("static", "report", "shadows"):
+    if kind in STATIC_KINDS:
         data = static_check.report(start[0], start[1], facts, _SECTIONS.get(kind))
     else:
         report = check.collect().as_json()
@@ -461,17 +466,47 @@ sitewarden.probe.runner.main(None, startup, report_fd, payload)
 sitewarden.probe.runner.exit_without_teardown(0)
 """
 
-#: Run by the CLI in the target as ``-S -c STATIC_BOOTSTRAP <payload dir> static [<report
-#: fd>]`` (``check``): no ``site``, and nothing imported from ``sys.path`` but the standard
-#: library's entries and the payload until ``_StdlibFirst`` is in place (3.8-3.10 load
-#: ``os`` from the path: one on ``PYTHONPATH`` must not run).  The ``sys.path`` that
-#: ``site`` would start from is handed to the probe.  Python 2 compatible, as BOOTSTRAP.
+#: Run by the CLI in the target as ``-I -S -c STATIC_BOOTSTRAP <payload dir> static [<report
+#: fd>]`` (``check``, ``status``, the apt hook, an installer's report): isolated (``-I``:
+#: nothing of ``PYTHONPATH``, the user site or the working directory is importable while
+#: the interpreter starts, ``encodings`` included, nor after), no ``site``, and nothing
+#: imported but the standard library and the payload until ``_StdlibFirst`` is in place.
+#: The start it describes is the user's normal one, rebuilt from the environment's text
+#: (data here, never acted on): ``PYTHONPATH``'s entries as the interpreter adds them
+#: (made absolute on 3.11+), the ``-c`` entry unless ``PYTHONSAFEPATH``, and ``sys.flags``
+#: replaced by that start's (not isolated; ``PYTHONNOUSERSITE``, ``PYTHONSAFEPATH``...).
+#: The ``sys.path`` that ``site`` would start from is handed to the probe.  Python 2
+#: compatible up to the version check, as BOOTSTRAP.  (Started without ``-I``, it
+#: describes that start's own path, as before.)
 STATIC_BOOTSTRAP = _PROLOGUE + """\
 path = list(sys.path)
 path0 = None
-if path and not getattr(sys.flags, 'safe_path', sys.flags.isolated):
-    path0 = path.pop(0)
 _v = sys.version_info
+if sys.flags.isolated:
+    _fs = sys.getfilesystemencoding()
+    def _env(name):
+        value = _posix.environ.get(name.encode('ascii'))
+        return value.decode(_fs, 'surrogateescape') if value else ''
+    _entries = _env('PYTHONPATH').split(':') if _env('PYTHONPATH') else []
+    if _v >= (3, 11):
+        import posixpath  # the standard library's: under -I sys.path holds nothing else
+        try:
+            _here = _posix.getcwd()
+            _entries = [posixpath.normpath(posixpath.join(_here, e)) for e in _entries]
+        except OSError:
+            pass
+    _safe = _v >= (3, 11) and bool(_env('PYTHONSAFEPATH'))
+    path, path0 = _entries + path, (None if _safe else '')
+    _flags = dict((n, getattr(sys.flags, n)) for n in dir(sys.flags)
+                  if not n.startswith(('_', 'n_')) and n not in ('count', 'index'))
+    _flags.update(isolated=0, ignore_environment=0, no_user_site=int(bool(_env(
+        'PYTHONNOUSERSITE'))), dont_write_bytecode=int(bool(_env('PYTHONDONTWRITEBYTECODE'))))
+    if 'safe_path' in _flags:
+        _flags['safe_path'] = int(_safe)
+    sys.flags = type(sys.implementation)(**_flags)
+    sys.dont_write_bytecode = bool(_flags['dont_write_bytecode'])
+elif path and not getattr(sys.flags, 'safe_path', 0):
+    path0 = path.pop(0)
 _std = set()
 for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base_exec_prefix)):
     for _lib in ('lib', getattr(sys, 'platlibdir', 'lib')):
