@@ -71,9 +71,16 @@ def test_installs_that_change_what_a_start_runs_are_reported(guarded_target, whe
     assert "warning: dangerous-startup-code" in out and pth in out, out
     assert "%s/swr_watch_payload.py" % local in out, out
     assert "starts-processes" in out, out
+    # The hint undoes the install as printed (pip asks first: answered yes).
+    (hint,) = [x for x in out.splitlines() if x.startswith("hint: undo it: ")]
+    command = hint[len("hint: undo it: "):].split()
+    assert command[:4] == [t.executable, "-m", "pip", "uninstall"], hint
+    proc = t.run(command, env={**env, "PIP_NO_INPUT": ""}, input="y\n")
+    assert proc.returncode == 0 and not t.exists("%s/swr_watch_payload.py" % local), (
+        proc.stdout + proc.stderr)
 
     out = pip("--target", str(extra), str(wheels["plain"]))
-    assert HEADER in out and dirpth in out and str(extra) in out, out
+    assert HEADER in out and dirpth in out and "%s changed (its listing)" % extra in out, out
 
     out = pip(str(wheels["hack"]))
     debian_pth = "%s/distutils-precedence.pth" % t.distro_dir

@@ -2,12 +2,13 @@
 
 A ``.pth``, ``.start``, ``sitecustomize`` or ``usercustomize`` that an install adds or
 changes runs at every start of the interpreter afterwards (LiteLLM 1.82.8's
-``litellm_init.pth``).  :func:`snapshot` lists the startup files of the interpreter's
-site directories before an install the guard lets through (one listing of each, a
-``stat`` of each startup file, no hashing); :func:`report` lists them again after it and,
-only when one was added, changed or removed, asks ``check``'s own probe, run in a child of
-the same interpreter without ``site`` (``-S``: nothing it reports runs), what each is,
-who installed it and what it does, and prints it; a high one in pip's error layout headed
+``litellm_init.pth``); so does a module an existing ``.pth`` imports, its bytecode, or
+what lands in a directory a path line adds.  :func:`snapshot`
+(:mod:`.startup_watch`) names every such place before an install the guard lets through
+(a ``stat`` each, no hashing); :func:`report` looks again after it and, only when one
+changed, asks ``check``'s own probe, run in a child of the same interpreter without
+``site`` (``-I -S``: nothing it reports runs), what each startup file concerned is, who
+installed it and what it does, and prints it; a high one in pip's error layout headed
 ``warning:`` (the install succeeded).  It never changes what was installed nor the
 installer's exit status: a failure is one line (``policy.Decision.report``), the reason
 under ``SITEWARDEN_DEBUG``.  Runtime module (imported with the installer, see
@@ -25,58 +26,7 @@ from .. import _swallowed, failopen, settings  # noqa: F401
 from ..audit.records import StartupSection
 from ..detect.records import CheckReport
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
-
-#: The names a start reads in a site directory (``.pth``, ``.start``) or imports from one.
-SUFFIXES = (".pth", ".start")
-CUSTOMIZE = ("sitecustomize.py", "usercustomize.py")
-
-
-def startup_dirs():
-    """The directories a start of this interpreter reads startup files from: its site
-    directories and, when enabled, the user site (``site``'s answers)."""
-    site = sys.modules.get("site")
-    dirs = []
-    try:
-        dirs.extend(site.getsitepackages())
-    except Exception:  # an old virtualenv's site.py, or none
-        _swallowed("listing the site directories for the startup report")
-    try:
-        if getattr(site, "ENABLE_USER_SITE", False):
-            dirs.append(site.getusersitepackages())
-    except Exception:
-        _swallowed("finding the user site for the startup report")
-    out = []
-    for d in dirs:
-        if isinstance(d, str) and d not in out:
-            out.append(d)
-    return out
-
-
-def snapshot():
-    """``{path: (size, mtime_ns, inode)}`` of every startup file a start would read."""
-    out = {}
-    for d in startup_dirs():
-        try:
-            entries = os.scandir(d)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name.endswith(SUFFIXES) or name in CUSTOMIZE:
-                    try:
-                        st = entry.stat()
-                    except OSError:
-                        continue
-                    out[entry.path] = (st.st_size, st.st_mtime_ns, st.st_ino)
-    return out
-
-
-def changes(before, after):
-    """``(added, changed, removed)``: sorted paths."""
-    return (sorted(set(after) - set(before)),
-            sorted(p for p in after if p in before and after[p] != before[p]),
-            sorted(set(before) - set(after)))
+from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
 
 
 def _package_root():
@@ -120,12 +70,12 @@ def report(before, stream=None, check=None, high_only=False):
     stream = sys.stderr if stream is None else stream
     if before is None:
         return
-    added, changed, removed = changes(before, snapshot())
-    if not (added or changed or removed):
+    added, changed, removed, affected = changes(before, snapshot())
+    if not (added or changed or removed or affected):
         return
     check = static_report if check is None else check
-    text = format_report(check() if added or changed else None, added, changed, removed,
-                         high_only)
+    text = format_report(check() if added or changed or affected else None, added, changed,
+                         removed, high_only, affected)
     if text:
         stream.write(text)
         stream.flush()
@@ -138,14 +88,55 @@ def _owner(o):
                                   ", NOT verified" if o.verified is False else "")
 
 
+def _uninstall(distribution):
+    marker = os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED")
+    flag = " --break-system-packages" if os.path.isfile(marker) else ""
+    return "%s -m pip uninstall%s %s" % (sys.executable or "python3", flag, distribution)
+
+
 def _remove(f):
-    python = sys.executable or "python3"
     if f.owner.kind == "distribution":
-        marker = os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED")
-        flag = " --break-system-packages" if os.path.isfile(marker) else ""
-        return "%s -m pip uninstall%s %s (and, if it stays behind, rm %s)" % (
-            python, flag, f.owner.distribution, f.path)
+        return "%s (and, if it stays behind, rm %s)" % (_uninstall(f.owner.distribution),
+                                                        f.path)
     return "rm %s" % f.path
+
+
+def _undo(places):
+    """How to undo what this install did to a startup file's code: uninstall the
+    distributions whose RECORD lists the places it added or changed, or remove them."""
+    dists, loose = [], []
+    for place, how in places:
+        if how == "removed":
+            continue
+        dist = _installed_by(place)
+        if dist and dist not in dists:
+            dists.append(dist)
+        elif not dist:
+            loose.append(place)
+    said = [_uninstall(d) for d in dists] + ["rm -r %s" % p for p in loose[:1] if not dists]
+    return "; ".join(said) or "reinstall what this install replaced"
+
+
+def _installed_by(place):
+    """The distribution whose RECORD lists ``place`` (a file or a package directory) in
+    its site directory, by its ``.dist-info`` name; None when none does."""
+    sites = [d for d in sys.path if isinstance(d, str) and d and place.startswith(
+        os.path.join(d, ""))]
+    for site in sorted(sites, key=len, reverse=True):
+        rel = place[len(site) + 1:].replace(os.sep, "/")
+        try:
+            names = sorted(n for n in os.listdir(site) if n.endswith(".dist-info"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(site, name, "RECORD"), encoding="utf-8") as fh:
+                    text = "\n" + fh.read(1 << 22)
+            except (OSError, UnicodeError):
+                continue
+            if "\n%s," % rel in text or "\n%s/" % rel in text:
+                return name[:-len(".dist-info")].rpartition("-")[0].replace("_", "-")
+    return None
 
 
 def _detail(f, code, found):
@@ -162,58 +153,81 @@ def _detail(f, code, found):
     return out
 
 
-def format_report(check, added, changed, removed, high_only=False):
-    """The report's text: one block per added or changed file that ``check``, the child's
-    report, rates high (pip's error layout headed ``warning:``: the install succeeded), one
-    line for each other one (not with ``high_only``)."""
+def format_report(check, added, changed, removed, high_only=False, affected=None):
+    """The report's text: one block per startup file added or changed, or whose code this
+    install changed (``affected``: :func:`.startup_watch.changes`'), that ``check``, the
+    child's report, rates high (pip's error layout headed ``warning:``: the install
+    succeeded), one line for each other one (not with ``high_only``)."""
     report = CheckReport.from_json(check) if check else None
     section = report.section("startup") if report else None
     files = {f.path: f for f in StartupSection.from_json(section).files} if section else {}
+    for f in list(files.values()):
+        files.setdefault(f.kind, f)  # "sitecustomize", "usercustomize": the file a start runs
     findings = report.findings if report else []
     blocks, lines = [], []
-    python = sys.executable or "python3"
     for how, paths in (("added", added), ("changed", changed)):
         for path in paths:
             f = files.get(path)
             if f is None:  # not read by a start (a .start before 3.15): not startup code
                 continue
-            found = [x for x in findings if path in (x.details.get("file"),
-                                                     x.details.get("path"))]
-            high = any(x.severity == "high" for x in found)
-            code = f.executable()
-            does = sorted({c for x in code for c in x.capabilities or ()} |
-                          set(f.capabilities or ()))
-            ack = acknowledged(f)
-            if ack:
-                lines.append("  %s %s (%s): acknowledged by %s" % (how, path, _owner(f.owner),
-                                                                   ack))
-            elif not high:
-                lines.append("  %s %s (%s)%s%s" % (
-                    how, path, _owner(f.owner), ": runs code at every start"
-                    if f.runs_code() else ": no code, path lines only",
-                    "; does: %s" % ", ".join(does) if does else ""))
-                lines.extend("    %s: %s" % (x.severity, x.message) for x in found
-                             if x.severity in ("medium", "low"))
-            else:
-                name = f.owner.distribution or os.path.basename(path)
-                blocks.append("\n".join([
-                    "warning: dangerous-startup-code", "",
-                    "\u00d7 %s, %s, %s by this install, runs code at every start of %s" % (
-                        path, _owner(f.owner), how, python),
-                    "\u2570\u2500> " + "\n    ".join(_detail(f, code, found)), "",
-                    "note: the install itself went through; this file now runs before every "
-                    "Python program of this interpreter, as whoever runs it.",
-                    "hint: remove it: %s" % _remove(f),
-                    "hint: if you trust it, acknowledge it: SITEWARDEN_SILENCE=startup:%s" % name,
-                ]))
+            _describe(f, "%s by this install" % how, how, findings, blocks, lines)
+    for key, places in sorted((affected or {}).items()):
+        f = files.get(key)
+        places = sorted(places, key=lambda p: ("__pycache__" in p[0], p[0]))
+        said = "; ".join("%s %s" % (place, how if how != "changed" or not os.path.isdir(
+            place) else "changed (its listing)") for place, how in places[:4]) + (
+            "; ..." if len(places) > 4 else "")
+        if f is None:
+            lines.append("  changed what %s runs: %s" % (key, said))
+            continue
+        _describe(f, "whose code this install changed (%s)" % said, None,
+                  findings, blocks, lines, said, places)
     lines.extend("  removed %s" % path for path in removed)
     out = ""
     if lines and not high_only:
         out += "sitewarden: this install changed the code that runs at every start of %s:\n" \
-            % python + "\n".join(lines) + "\n"
+            % (sys.executable or "python3") + "\n".join(lines) + "\n"
     if blocks:
         out += "\n".join(blocks) + "\n"
     return out
+
+
+def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
+    """Add ``f``'s block (it is high) or line to the report; ``why``: what the install did
+    to it, in the block's words; ``how`` and ``said``: in the line's; ``places``: what
+    changed under it (the hint then undoes the install, never removes ``f``)."""
+    path = f.path
+    found = [x for x in findings if path in (x.details.get("file"), x.details.get("path"))]
+    high = [x for x in found if x.severity == "high"]
+    code = f.executable()
+    does = sorted({c for x in code for c in x.capabilities or ()} | set(f.capabilities or ()))
+    ack = acknowledged(f)
+    what = "%s (%s)" % (path, _owner(f.owner)) if said else "%s %s (%s)" % (
+        how, path, _owner(f.owner))
+    if said:
+        what += ": this install changed what it runs (%s)" % said
+    if ack:
+        lines.append("  %s: acknowledged by %s" % (what, ack))
+    elif not high:
+        lines.append("  %s%s%s" % (
+            what, ": runs code at every start" if f.runs_code() else
+            ": no code, path lines only" if not said else "",
+            "; does: %s" % ", ".join(does) if does else ""))
+        lines.extend("    %s: %s" % (x.severity, x.message) for x in found
+                     if x.severity in ("medium", "low"))
+    else:
+        name = f.owner.distribution or os.path.basename(path)
+        blocks.append("\n".join([
+            "warning: %s" % high[0].kind, "",
+            "\u00d7 %s, %s, %s, runs code at every start of %s" % (
+                path, _owner(f.owner), why, sys.executable or "python3"),
+            "\u2570\u2500> " + "\n    ".join(_detail(f, code, found)), "",
+            "note: the install itself went through; this file now runs before every "
+            "Python program of this interpreter, as whoever runs it.",
+            "hint: %s" % ("undo it: %s" % _undo(places) if places else
+                          "remove it: %s" % _remove(f)),
+            "hint: if you trust it, acknowledge it: SITEWARDEN_SILENCE=startup:%s" % name,
+        ]))
 
 
 def _short(text, n=100):

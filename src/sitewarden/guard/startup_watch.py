@@ -28,6 +28,7 @@ Standard-library names are not watched: the standard library comes first on
 import os
 import sys
 
+from .. import _swallowed
 from ..audit import reader
 from ..pathfacts import stdlib_names
 
@@ -40,9 +41,16 @@ def startup_dirs():
     """The directories a start of this interpreter reads startup files from: its site
     directories and, when enabled, the user site (``site``'s answers)."""
     site = sys.modules.get("site")
-    dirs = list(getattr(site, "getsitepackages", lambda: [])())
-    if getattr(site, "ENABLE_USER_SITE", False):
-        dirs.append(site.getusersitepackages())
+    dirs = []
+    try:
+        dirs.extend(site.getsitepackages())
+    except Exception:  # an old virtualenv's site.py, or none
+        _swallowed("listing the site directories for the startup report")
+    try:
+        if getattr(site, "ENABLE_USER_SITE", False):
+            dirs.append(site.getusersitepackages())
+    except Exception:
+        _swallowed("finding the user site for the startup report")
     out = []
     for d in dirs:
         if isinstance(d, str) and d not in out:
@@ -72,7 +80,7 @@ def snapshot():
     for d in startup_dirs():
         try:
             entries = sorted(e.name for e in os.scandir(d))
-        except OSError:
+        except (OSError, ValueError):
             continue
         for name in entries:
             path = os.path.join(d, name)
@@ -86,6 +94,9 @@ def snapshot():
     _follow(places, names, search)
     for d, files in directories.items():
         _watch(places, d, files)
+    for place, (state, _files) in places.items():
+        if os.path.basename(place) in ("sitecustomize.py", "usercustomize.py"):
+            places[place] = (state, (place,))  # a startup file of its own
     return places
 
 
@@ -207,7 +218,7 @@ def _listing(directory, listings):
     if directory not in listings:
         try:
             listings[directory] = frozenset(os.listdir(directory))
-        except OSError:
+        except (OSError, ValueError):  # missing, or a NUL in a path line's text
             listings[directory] = frozenset()
     return listings[directory]
 
@@ -230,25 +241,27 @@ def _package_places(package):
 def _names(directory):
     try:
         return sorted(os.listdir(directory))
-    except OSError:
+    except (OSError, ValueError):
         return []
 
 
 def changes(before, after):
     """``(added, changed, removed, affected)``: the startup files added, changed and
-    removed, and ``{startup file: [places changed under it]}`` for the other places that
-    changed (a module a line imports, its bytecode, a path line's directory)."""
+    removed, and ``{startup file: [(place, "added" | "changed" | "removed")]}`` for the
+    other places that changed (a module a line imports, its bytecode, a path line's
+    directory); a ``sitecustomize`` or ``usercustomize`` file is a startup file."""
     added, changed, removed, affected = [], [], [], {}
     for place in sorted(set(before) | set(after)):
         old, files = before.get(place, (None, ()))
         new, files_after = after.get(place, (None, ()))
         if old == new:
             continue
-        if files == (place,) or files_after == (place,):
-            (added if old is None else removed if new is None else changed).append(place)
+        how = "added" if old is None else "removed" if new is None else "changed"
+        if (place,) in (files, files_after):
+            {"added": added, "changed": changed, "removed": removed}[how].append(place)
             continue
         for f in sorted(set(files) | set(files_after)):
-            affected.setdefault(f, []).append(place)
+            affected.setdefault(f, []).append((place, how))
     for f in added + changed + removed:
         affected.pop(f, None)
     return added, changed, removed, affected
