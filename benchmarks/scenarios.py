@@ -316,9 +316,11 @@ def installers(ctx: Context) -> list[dict[str, object]]:
     return rows
 
 
-#: The guard's startup report costs an install that adds no startup file two listings of
-#: the site directories and a stat of each startup file (no child process): timed in the
-#: guarded interpreter, per install, against a whole install (pip 24.0, ``--target``).
+#: The guard's startup report costs an install that adds no startup file two snapshots of
+#: what a start runs (``guard/startup_watch.py``: a listing of each site and ``sys.path``
+#: directory, a read of each ``.pth`` and module it follows, a stat per place; no child
+#: process): timed in the guarded interpreter, per install, against a whole install
+#: (pip 24.0, ``--target``).
 SNAPSHOT_SCRIPT = """\
 import sys, time
 from sitewarden.guard import startup_report as s
@@ -344,7 +346,7 @@ def _startup_snapshot_row(ctx: Context, guarded, plain, argv, plain_env,
                               env=guarded.env(), capture_output=True, text=True, check=True)
         b.seconds.append(float(proc.stdout))
     return _row(Comparison("an install that adds no startup file: the startup report's two "
-                           "listings vs the install itself (pip 24.0)", a, b),
+                           "snapshots vs the install itself (pip 24.0)", a, b),
                 "<= 0.01", "no child process, no hashing: what every allowed install pays")
 
 
