@@ -95,6 +95,30 @@ class Owner(Record):
         RECORD's, sitewarden's deployment record's).  An unverified claim buys no trust."""
         return self.claimed() and self.verified is True
 
+    # What was checked, in words (``check``'s text and the JSON's ``checked``): never a
+    # bare "verified", which beside a finding reads as reassurance; a matching record
+    # proves the file is what its owner installed, not that it is benign.
+    CHECKED = {"md5sums": "dpkg's md5sums", "conffile": "dpkg's conffile md5",
+               "RECORD": "its RECORD", "deployment record": "sitewarden's deployment record"}
+
+    def checked(self):
+        """``matches dpkg's md5sums``, ``matches its RECORD``, ``does not match ...``,
+        ``unverified`` (no hash to check), or None (no owner)."""
+        if not self.claimed():
+            return None
+        record = self.CHECKED.get(self.record, self.record or "its record")
+        if self.verified:
+            return "matches %s" % record
+        if self.verified is False:
+            return "changed since installed (%s)" % record if self.record == "conffile" \
+                else "does not match %s" % record
+        return "unverified"
+
+    def as_json(self):
+        data = Record.as_json(self)
+        data["checked"] = self.checked()
+        return data
+
     def verify(self, verdict):
         """Take what checking the claim found (an ``integrity.Verdict``)."""
         for attr in ("verified", "record", "expected", "actual", "mismatch"):

@@ -13,8 +13,10 @@ the probe always runs the CLI's own copy of sitewarden, so the forms match; a ke
 missing is None, a key unknown is dropped).  Both are :class:`Record`'s, driven by
 each class's ``FIELDS``.  Plain ``__slots__`` classes: ``dataclasses`` would import
 ``inspect`` and ``re`` inside a target at its first shadow warning.  Imports nothing
-at module level, so every module of ``detect`` can import it without a cycle.
+at module level (but ``os``), so every module of ``detect`` can import it without a cycle.
 """
+
+import os
 
 
 def _json(value):
@@ -394,27 +396,72 @@ class PathSection(Record):
         self.findings = findings
 
 
+#: What a finding's ``id`` leaves out: its words and its verdict, which may change while
+#: the finding stays the same (a new sitewarden's wording, an acknowledgement), and the
+#: fix, which names this host's interpreter.
+_NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
+                 "unacknowledged_severity", "command")
+
+
+def _digest(value):
+    """A short stable digest of a JSON value (sha256 of its sorted JSON, 16 hex digits)."""
+    import hashlib  # reason: the CLI's copy only (finding ids), never the probe's
+    import json  # reason: as above
+
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+
+def _contents(startup):
+    """``{startup file path: what identifies its content}``, from the ``startup`` section:
+    the hash the file's owner check computed (``owner.actual``), its lines as ``site``
+    reads them, what it is when not read (``file_type``, ``size``, ``decode_error``)."""
+    out = {}
+    for f in (startup or {}).get("files") or ():
+        out[f.get("path")] = dict(
+            actual=(f.get("owner") or {}).get("actual"), file_type=f.get("file_type"),
+            size=f.get("size"), decode_error=f.get("decode_error"),
+            evidence=f.get("evidence"),
+            lines=[[x.get("number"), x.get("text")] for x in f.get("lines") or ()])
+    return out
+
+
+def finding_id(item, contents):
+    """A finding's ``id`` (its JSON form ``item``): the same on the next run and on
+    another host for the same finding, a new one when the startup file it is about
+    changes (``contents``: :func:`_contents`)."""
+    identity = {k: v for k, v in item.items() if k not in _NOT_IDENTITY}
+    content = contents.get(item.get("file"))
+    if content is not None:
+        identity["content"] = content
+    return _digest(identity)
+
+
 class CheckReport(Record):
     """``check``'s report: made in the target (``check.collect``), completed by the CLI
-    (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``).  A
+    (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``; ``host``
+    and ``time`` when it reads the probe's report back, and then each finding's ``id``
+    in its JSON form: computed on the CLI's side, the probe imports no ``hashlib``).  A
     section it does not know (a collector added since) is kept as it came, in
     ``sections``, and printed with the rest."""
 
-    __slots__ = ("schema", "sitewarden", "interpreter", "marker", "findings", "layout",
-                 "shadowing", "path", "guard", "environment", "silence_files", "aliases",
-                 "sections")
+    __slots__ = ("schema", "sitewarden", "host", "time", "interpreter", "marker", "findings",
+                 "layout", "shadowing", "path", "guard", "environment", "silence_files",
+                 "aliases", "sections")
     FIELDS = (("schema", "schema", None), ("sitewarden", "sitewarden", None),
+              ("host", "host", None), ("time", "time", None),
               ("interpreter", "interpreter", Interpreter), ("marker", "marker", MarkerState),
               ("findings", "findings", Finding), ("layout", "layout", Layout),
               ("shadowing", "shadowing", Shadowing), ("path", "path", PathSection),
               ("guard", "guard", None), ("environment", "environment", None),
               ("silence_files", "silence_files", None), ("aliases", "aliases", None))
-    OPTIONAL = ("layout", "shadowing", "path", "guard", "environment", "silence_files",
-                "aliases")
+    OPTIONAL = ("host", "time", "layout", "shadowing", "path", "guard", "environment",
+                "silence_files", "aliases")
 
     def __init__(self, schema, sitewarden, interpreter, marker):
         self.schema = schema
         self.sitewarden = sitewarden
+        self.host = self.time = None
         self.interpreter = interpreter
         self.marker = marker
         self.findings = []
@@ -436,11 +483,22 @@ class CheckReport(Record):
     def as_json(self):
         data = {k: _json(v) for k, v in self.sections.items()}
         data.update(Record.as_json(self))
+        if self.host is not None:  # the CLI's copy: each finding's id
+            contents = _contents(data.get("startup"))
+            for item in data["findings"] + ((data.get("path") or {}).get("findings") or []):
+                item["id"] = finding_id(item, contents)
         return data
 
     @classmethod
     def from_json(cls, data):
+        """The report read back (the CLI reads the probe's): with the host it was made
+        on and the time, when the probe's report has none."""
         self = super().from_json(data)
         known = [key for key, _attr, _kind in cls.FIELDS]
         self.sections = {k: v for k, v in data.items() if k not in known}
+        if self.host is None:
+            import time  # reason: the CLI's copy only: when the report was made
+
+            self.host = os.uname().nodename
+            self.time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return self
