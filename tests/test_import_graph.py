@@ -106,8 +106,8 @@ def test_no_import_cycle():
 LOCAL_IMPORT_BUDGET = 70  # 63: startup_report, for an install the guard lets through;
 # 64, 65: layout.pth_entries and distinfo.pth_paths read .pth files with audit.reader;
 # 66, 67: failopen in emit and _watch, to say what silenced a warning;
-# 68-70: detect.records: hashlib and json for finding ids, time for the report's time,
-# on the CLI's side only (the probe's report has none)
+# 68-70: detect.records: hashlib and json for finding ids,
+# time for the report's time, on the CLI's side only (the probe's report has none)
 FAIL_OPEN_NAMES = ("failopen", "_swallowed")
 
 

@@ -59,13 +59,13 @@ def owner_json(o):
     ``distribution`` and ``version``), and the record its content was checked against
     (``verified_against``: ``md5sums``, ``conffile``, ``RECORD``, ``deployment record``;
     null when no record confirmed it)."""
-    out = {"kind": o.kind}
+    against = o.record if o.verified else None
     if o.kind == "dpkg":
-        out["package"] = o.package
-    elif o.kind == "distribution":
-        out.update(distribution=o.distribution, version=o.version)
-    out["verified_against"] = o.record if o.verified else None
-    return out
+        return dict(kind=o.kind, package=o.package, verified_against=against)
+    if o.kind == "distribution":
+        return dict(kind=o.kind, distribution=o.distribution, version=o.version,
+                    verified_against=against)
+    return dict(kind=o.kind, verified_against=against)
 
 
 def _owner_words(owner):

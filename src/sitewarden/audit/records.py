@@ -115,9 +115,7 @@ class Owner(Record):
         return "unverified"
 
     def as_json(self):
-        data = Record.as_json(self)
-        data["checked"] = self.checked()
-        return data
+        return dict(Record.as_json(self), checked=self.checked())
 
     def verify(self, verdict):
         """Take what checking the claim found (an ``integrity.Verdict``)."""

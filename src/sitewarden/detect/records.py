@@ -258,10 +258,12 @@ class Finding(Record):
     """One finding: a stable ``kind`` id, a severity, a readable message, details (its
     JSON form holds them beside the first three)."""
 
-    __slots__ = ("kind", "severity", "message", "details")
-    FIELDS = _fields("kind", "severity", "message")
+    __slots__ = ("id", "kind", "severity", "message", "details")
+    FIELDS = _fields("id", "kind", "severity", "message")
+    OPTIONAL = ("id",)  # set by the CLI (``CheckReport.as_json``), never in the probe
 
     def __init__(self, kind, severity, message, **details):
+        self.id = None
         self.kind = kind
         self.severity = severity
         self.message = message
@@ -412,29 +414,30 @@ def _digest(value):
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
+#: What a startup file's record in the ``startup`` section says of its content.
+_CONTENT = ("file_type", "size", "decode_error", "evidence")
+
+
 def _contents(startup):
-    """``{startup file path: what identifies its content}``, from the ``startup`` section:
-    the hash the file's owner check computed (``owner.actual``), its lines as ``site``
-    reads them, what it is when not read (``file_type``, ``size``, ``decode_error``)."""
+    """``{startup file path: what identifies its content}``, from the ``startup``
+    section's JSON form: the hash its owner check computed (``owner.actual``), its lines
+    as ``site`` reads them (number and text), what it is when not read."""
     out = {}
     for f in (startup or {}).get("files") or ():
-        out[f.get("path")] = dict(
-            actual=(f.get("owner") or {}).get("actual"), file_type=f.get("file_type"),
-            size=f.get("size"), decode_error=f.get("decode_error"),
-            evidence=f.get("evidence"),
-            lines=[[x.get("number"), x.get("text")] for x in f.get("lines") or ()])
+        content = {k: f.get(k) for k in _CONTENT}
+        content.update(actual=(f.get("owner") or {}).get("actual"), lines=[
+            [x.get(k) for k in ("number", "text")] for x in f.get("lines") or ()])
+        out[f.get("path")] = content
     return out
 
 
-def finding_id(item, contents):
-    """A finding's ``id`` (its JSON form ``item``): the same on the next run and on
-    another host for the same finding, a new one when the startup file it is about
-    changes (``contents``: :func:`_contents`)."""
-    identity = {k: v for k, v in item.items() if k not in _NOT_IDENTITY}
-    content = contents.get(item.get("file"))
-    if content is not None:
-        identity["content"] = content
-    return _digest(identity)
+def finding_id(finding, contents):
+    """A finding's ``id``: the same on the next run and on another host for the same
+    finding, a new one when the startup file it is about changes (``contents``:
+    :func:`_contents`)."""
+    identity = {k: v for k, v in finding.details.items() if k not in _NOT_IDENTITY}
+    content = contents.get(finding.details.get("file"))
+    return _digest(dict(identity, kind=finding.kind, content=content))
 
 
 class CheckReport(Record):
@@ -481,12 +484,12 @@ class CheckReport(Record):
         return self.sections.get(name)
 
     def as_json(self):
+        if self.host is not None:  # the CLI's copy: each finding's id
+            contents = _contents(self.section("startup"))
+            for f in self.findings + (self.path.findings if self.path else []):
+                f.id = finding_id(f, contents)
         data = {k: _json(v) for k, v in self.sections.items()}
         data.update(Record.as_json(self))
-        if self.host is not None:  # the CLI's copy: each finding's id
-            contents = _contents(data.get("startup"))
-            for item in data["findings"] + ((data.get("path") or {}).get("findings") or []):
-                item["id"] = finding_id(item, contents)
         return data
 
     @classmethod
