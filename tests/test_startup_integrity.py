@@ -272,7 +272,7 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
         "swr-integ-ok==1.0" % t.executable)  # the marker applies there
     assert found["command"] in found["message"] and "uninstall" in found["message"], found
     assert _record_hash(edited) in found["message"], found
-    assert "%s [swr-integ-ok 1.0, MODIFIED]" % ok in text, text
+    assert "%s [swr-integ-ok 1.0, MODIFIED: does not match its RECORD]" % ok in text, text
     assert "%s [claimed by swr-integ-nohash 2.0, unverified]" % nohash in text, text
 
 
