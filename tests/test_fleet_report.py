@@ -6,8 +6,8 @@ private mount namespace, guard not deployed):
 - a distribution's dangerous ``.pth`` in /usr/local (``fastjsonx 1.0``, its RECORD
   verifying it): labelled by what was checked ("matches its RECORD"), never a bare
   "verified"; its printed fix (text and JSON) works as printed there: pip needs
-  ``--break-system-packages`` where the marker applies, and it removes the file; no
-  credentials advice without ``reads-credentials`` evidence;
+  ``--break-system-packages`` where the marker applies, and it removes the file (on
+  Debian 13 and sid too); no credentials advice without ``reads-credentials`` evidence;
 - fleet JSON: ``host`` and ``time``, a structured ``owner``, a stable ``id`` per finding
   (the same on the next run and in another namespace, a new one once the file changes),
   ``writable-startup-file`` without the same path twice;
@@ -175,3 +175,23 @@ def test_startup_lines_and_the_check_all_summary(debian_ns):
     assert re.fullmatch(r"sitewarden check: %d python3 interpreters?: \d+ clean, \d+ with "
                         r"findings \(\d+ findings?\)" % n, shown[0]), shown[0]
     assert shown[2].startswith("sitewarden check: /usr/bin/python3"), shown[:3]
+
+
+def test_the_printed_uninstall_works_as_printed_on_13_and_sid(root_ns):
+    """Debian 13's and sid's pythons, their own pip (python3-pip): the same fix, as
+    printed, is taken there, and pip refuses it without the override."""
+    ns = root_ns
+    _plant(ns)
+    pth = "%s/fastjsonx_init.pth" % ns.local_dir
+    report = json.loads(_check(ns, "--json").stdout)
+    (finding,) = [f for f in report["findings"] if f["kind"] == "dangerous-startup-code"
+                  and f["file"] == pth]
+    command = finding["command"]
+    assert command == "%s -m pip uninstall --break-system-packages fastjsonx" % ns.executable
+    assert command in _check(ns).stdout
+    bare = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c",
+                   command.replace(" --break-system-packages", "")], input="y\n")
+    assert bare.returncode != 0 and "externally-managed-environment" in bare.stderr, bare
+    proc = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c", command], input="y\n")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not ns.exists(pth)
