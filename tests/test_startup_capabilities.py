@@ -270,8 +270,12 @@ def test_check_files_field_shapes_high_and_the_benign_set_not(make_hermetic):
         (finding,) = [x for x in about(path) if x["kind"] == "dangerous-startup-code"]
         assert finding["severity"] == "high", finding
         assert wanted & set(caps.DANGEROUS) <= set(finding["capabilities"]), finding
-        assert finding["distribution"] == "swr-cap-" + name and finding["lines"] == [1]
-        assert finding["command"] == "%s -m pip uninstall swr-cap-%s" % (t.executable, name)
+        assert finding["owner"] == {"kind": "distribution", "distribution": "swr-cap-" + name,
+                                    "version": "1.0", "verified_against": "RECORD"}, finding
+        assert finding["lines"] == [1]
+        # The marker applies there: pip takes the uninstall only with the override.
+        assert finding["command"] == "%s -m pip uninstall --break-system-packages swr-cap-%s" % (
+            t.executable, name)
         assert finding["command"] in finding["message"] and path in finding["message"]
         assert not [x for x in about(path) if x["kind"] == "distribution-startup-code"]
     nobody = str(local / "swr-cap-nobody.pth")

@@ -100,7 +100,7 @@ def _stock_is_verified(report) -> None:
         else:
             assert owner["verified"] is None, f
     assert not [x for x in report["findings"] if x["kind"] == "startup-file-modified"
-                or x.get("claimed_by")], report["findings"]
+                or (x["kind"] == "unowned-startup-code" and "owner" in x)], report["findings"]
 
 
 def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
@@ -129,7 +129,8 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     assert _file(report, DP)["template"] is None, _file(report, DP)
     (changed,) = _about(report, DP, "startup-module-modified")
     assert changed["severity"] == "high" and changed["path"] == HACK, changed
-    assert changed["package"] == "python3-setuptools", changed
+    assert changed["owner"] == {"kind": "dpkg", "package": "python3-setuptools",
+                                "verified_against": None}, changed  # it does not match
     assert changed["command"] == "apt install --reinstall python3-setuptools", changed
     assert changed["expected"] == _md5(stock_module), changed
     t.write_bytes(module, stock_module)
@@ -154,7 +155,8 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         assert (f["owner"]["expected"], f["owner"]["actual"]) == (_md5(original), _md5(data))
         assert f["template"] is None, (way, f)  # not the template's exact content
         (found,) = _about(report, DP, "startup-file-modified")
-        assert found["severity"] == "high" and found["package"] == "python3-setuptools", found
+        assert found["severity"] == "high", found
+        assert found["owner"]["package"] == "python3-setuptools", found
         assert found["command"] == "apt install --reinstall python3-setuptools", found
         assert "apt install --reinstall python3-setuptools" in found["message"], found
         assert _md5(original) in found["message"] and _md5(data) in found["message"], found
@@ -175,7 +177,7 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         assert owner["verified"] is False and owner["record"] == "conffile", owner
         assert owner["expected"] == _md5(conf_text), owner
         assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
-        assert "conffile changed]" in text, text
+        assert "conffile changed since installed]" in text, text
 
         # Claimed by python3-six's list, which has no hash of it: judged as unowned.
         planted = _file(report, PLANTED)
@@ -185,9 +187,10 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         (unowned,) = _about(report, PLANTED)
         assert unowned["kind"] == "unowned-startup-code", unowned
         assert unowned["severity"] == "medium", unowned
-        assert unowned["claimed_by"] == "Debian package python3-six", unowned
+        assert unowned["owner"] == {"kind": "dpkg", "package": "python3-six",
+                                    "verified_against": None}, unowned
         assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
-        assert "%s [claimed by Debian package python3-six, not verified]" % PLANTED in text
+        assert "%s [claimed by Debian package python3-six, unverified]" % PLANTED in text
 
 
 # ------------------------------------------------------------ a distribution's RECORD
@@ -234,7 +237,8 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
         assert why in owner["mismatch"], owner
         (found,) = _about(report, path)
         assert found["kind"] == "unowned-startup-code" and found["severity"] == "medium"
-        assert found["claimed_by"] == "%s 2.0" % name, found
+        assert found["owner"] == {"kind": "distribution", "distribution": name,
+                                  "version": "2.0", "verified_against": None}, found
         assert "claimed by the distribution %s 2.0, not verified" % name in found["message"]
 
     # The module the .pth runs, changed where no capability shows it: its RECORD says so.
@@ -245,9 +249,11 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
     assert _file(report, ok)["owner"]["verified"] is True
     (found,) = _about(report, ok, "startup-module-modified")
     assert found["severity"] == "high" and found["path"] == str(module), found
-    assert (found["distribution"], found["expected"]) == ("swr-integ-ok", _record_hash(stock))
+    assert (found["owner"]["distribution"], found["expected"]) == (
+        "swr-integ-ok", _record_hash(stock))
     assert found["command"] == (
-        "%s -m pip install --force-reinstall --no-deps swr-integ-ok==1.0" % t.executable)
+        "%s -m pip install --break-system-packages --force-reinstall --no-deps "
+        "swr-integ-ok==1.0" % t.executable)  # the marker applies there
     t.write_bytes(module, stock)
 
     edited = line + PAYLOAD
@@ -259,13 +265,15 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
     assert (owner["expected"], owner["actual"]) == (_record_hash(line), _record_hash(edited))
     (found,) = _about(report, ok)
     assert found["kind"] == "startup-file-modified" and found["severity"] == "high", found
-    assert (found["distribution"], found["version"]) == ("swr-integ-ok", "1.0"), found
+    assert (found["owner"]["distribution"], found["owner"]["version"]) == (
+        "swr-integ-ok", "1.0"), found
     assert found["command"] == (
-        "%s -m pip install --force-reinstall --no-deps swr-integ-ok==1.0" % t.executable)
+        "%s -m pip install --break-system-packages --force-reinstall --no-deps "
+        "swr-integ-ok==1.0" % t.executable)  # the marker applies there
     assert found["command"] in found["message"] and "uninstall" in found["message"], found
     assert _record_hash(edited) in found["message"], found
-    assert "%s [swr-integ-ok 1.0, MODIFIED]" % ok in text, text
-    assert "%s [claimed by swr-integ-nohash 2.0, not verified]" % nohash in text, text
+    assert "%s [swr-integ-ok 1.0, MODIFIED: does not match its RECORD]" % ok in text, text
+    assert "%s [claimed by swr-integ-nohash 2.0, unverified]" % nohash in text, text
 
 
 # ------------------------------------------------------------ the readers, on a fake database

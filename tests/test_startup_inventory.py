@@ -123,7 +123,7 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
             else "Error processing line 1 of %s/swr-broken.pth" % local)
     assert said in start.stderr and said in broken[0]["message"], (start.stderr, broken)
     assert "fails at every start: " + error in text, text
-    assert "      1 runs   import swr_no_such_module_xyz\n" in text, text  # what it does
+    assert "    line 1: runs import swr_no_such_module_xyz\n" in text, text  # what it does
     after = _file(report, "swr-broken.pth")["lines"][1]
     if t.version >= (3, 15):  # PEP 829: a failing line no longer abandons the file
         assert after["runs"] is True and after["error"] is None, after
@@ -142,7 +142,8 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
 
     # 3. shipped by a pip-installed distribution, not a template: info, with its version
     dist = _kinds(report, "distribution-startup-code")
-    assert [(f["file"], f["distribution"], f["version"], f["severity"]) for f in dist] == [
+    assert [(f["file"], f["owner"]["distribution"], f["owner"]["version"], f["severity"])
+            for f in dist] == [
         (local + "/swr_dist_init.pth", "swr-dist", "1.2.3", "info")], dist
     assert "swr-dist 1.2.3" in text, text
     # sitewarden's own hook: owner and template are one name, said once

@@ -393,9 +393,14 @@ class GuardedPython:
         from .static_compare import differences
 
         live = self.live_check(env, cwd)
-        static = {k: v for k, v in static.items()
-                  if k not in ("guard", "environment", "silence_files", "aliases")}
-        static["findings"] = [f for f in static["findings"] if f["kind"] not in CLI_FINDINGS]
+        # What the CLI adds: the guard's state, the environment, the host, the time, ids.
+        static = {k: v for k, v in static.items() if k not in (
+            "guard", "environment", "silence_files", "aliases", "host", "time")}
+        static["findings"] = [{k: v for k, v in f.items() if k != "id"}
+                              for f in static["findings"] if f["kind"] not in CLI_FINDINGS]
+        if static.get("path"):
+            static["path"] = dict(static["path"], findings=[
+                {k: v for k, v in f.items() if k != "id"} for f in static["path"]["findings"]])
         diff = differences(live, static)
         assert not diff, "static and live reports differ:\n" + "\n".join(diff)
 

@@ -357,7 +357,7 @@ def unread_findings(files, euid):
             "run" % (f.path, f.owner.text(), where, "; ".join(items[:6]) + (
                 "; ..." if len(items) > 6 else "")),
             file=f.path, lines=[n for n, _t, _u in places if n], unread=items,
-            owner=f.owner.text()))
+            owner=f.owner.finding_json()))
     return out
 
 

@@ -8,8 +8,9 @@ sitewarden's modules.
 import os
 import sys
 
-from .. import pathfacts, settings
+from .. import _swallowed, pathfacts, settings
 from ..detect.records import Finding
+from ..guard import marker
 from ..probe import private_cache
 from . import analysis, capabilities, line_checks, provenance, templates
 from .reader import READ_LIMIT
@@ -24,11 +25,38 @@ def _fix(f):
         return ("it belongs to the Debian package %s: reinstall it (apt install --reinstall "
                 "%s), or remove it if it stays broken" % (f.owner.package, f.owner.package))
     if f.owner.kind == "distribution":
-        return "reinstall or uninstall %s (pip)" % f.owner.distribution
+        return "reinstall it (%s) or uninstall it (%s)" % (
+            _reinstall(f.owner), pip("uninstall", f.owner.distribution))
     if f.owner.kind == "sitewarden":
         return "deploy sitewarden again (sitewarden install --python %s)" % (
             sys.executable or "python3")
     return "remove %s (no package installed it) or correct the line" % f.path
+
+
+def pip(*args):
+    """``PYTHON -m pip ARGS`` as this interpreter takes it: with
+    ``--break-system-packages`` where its PEP 668 marker applies (outside a virtual
+    environment), which pip otherwise refuses (``externally-managed-environment``)."""
+    try:
+        flag = marker.applies()
+    except Exception:
+        _swallowed("whether the marker applies (the command omits "
+                   "--break-system-packages)")
+        flag = False
+    return "%s -m pip %s%s %s" % (sys.executable or "python3", args[0],
+                                  " --break-system-packages" if flag else "",
+                                  " ".join(args[1:]))
+
+
+def _reinstall(o):
+    """The pip command that puts back what the distribution ``o`` installed."""
+    return pip("install", "--force-reinstall", "--no-deps", "%s==%s" % (
+        o.distribution, o.version) if o.version else o.distribution)
+
+
+def owner_json(o):
+    """A finding's ``owner`` (:meth:`.records.Owner.finding_json`)."""
+    return o.finding_json()
 
 
 def _owner_words(owner):
@@ -43,9 +71,8 @@ def _modified(f, runs):
     """The finding about a startup file whose content is not what its owner recorded
     (``verified`` false), or None (a changed conffile that runs no code)."""
     o = f.owner
-    where = dict(file=f.path, expected=o.expected, actual=o.actual)
+    where = dict(file=f.path, owner=owner_json(o), expected=o.expected, actual=o.actual)
     if o.kind == "dpkg":
-        where["package"] = o.package
         real = (" (%s)" % f.realpath) if f.realpath != f.path else ""
         if o.record == "conffile":
             if not runs:
@@ -76,17 +103,14 @@ def _modified(f, runs):
             "who changed it" % (f.path, o.mismatch, ": every start of this interpreter runs "
                                 "what it holds now" if runs else "", command),
             command=command, conffile=False, **where)
-    spec = "%s==%s" % (o.distribution, o.version) if o.version else o.distribution
-    command = "%s -m pip install --force-reinstall --no-deps %s" % (
-        sys.executable or "python3", spec)
-    where.update(distribution=o.distribution, version=o.version)
+    command = _reinstall(o)
     return Finding(
         "startup-file-modified", "high",
         "%s is not what %s installed (%s)%s: reinstall it (%s) or "
-        "uninstall it (%s -m pip uninstall %s), and find out who changed it" % (
+        "uninstall it (%s), and find out who changed it" % (
             f.path, o.text(), o.mismatch,
             ": every start of this interpreter runs what it holds now" if runs else "",
-            command, sys.executable or "python3", o.distribution),
+            command, pip("uninstall", o.distribution)),
         command=command, conffile=False, **where)
 
 
@@ -161,14 +185,16 @@ def _file_finding(f):
     return None
 
 
-def _dangerous_fix(f):
-    """``(command, words)``: how to be rid of dangerous startup code, by its owner."""
+def _dangerous_fix(f, names):
+    """``(command, words)``: how to be rid of dangerous startup code, by its owner; the
+    credentials advice only where the code reads credentials (``names``)."""
     o = f.owner
+    rotate = (" (rotate the credentials this user could read)" if "reads-credentials" in names
+              else "")
     if o.kind == "distribution":
-        command = "%s -m pip uninstall %s" % (sys.executable or "python3", o.distribution)
+        command = pip("uninstall", o.distribution)
         return command, "uninstall %s (%s) and remove %s if it is left behind; then find " \
-            "out what it did (rotate the credentials this user could read)" % (
-                o.distribution, command, f.path)
+            "out what it did%s" % (o.distribution, command, f.path, rotate)
     if o.kind == "dpkg":
         command = "apt install --reinstall %s" % o.package
         return command, "no Debian package ships such code: reinstall %s (%s) and find out " \
@@ -176,7 +202,8 @@ def _dangerous_fix(f):
     if o.kind == "sitewarden":
         return None, "sitewarden ships no such code: remove %s and reinstall sitewarden" % (
             f.path)
-    return None, "remove %s (no package installed it) and find out who put it there" % f.path
+    return None, "remove %s (no package installed it) and find out who put it there%s" % (
+        f.path, rotate)
 
 
 def _dangerous(f):
@@ -204,16 +231,12 @@ def _dangerous(f):
     names = [n for n in capabilities.NAMES if n in names]
     number, text = places[0][:2]
     where = "(line %d: %s)" % (number, _short(text)) if number else "(the whole module)"
-    command, fix = _dangerous_fix(f)
-    owner = f.owner.text() + (", verified" if f.owner.verified else "")
+    command, fix = _dangerous_fix(f, names)
+    owner = "%s, %s" % (f.owner.text(), f.owner.checked()) if f.owner.kind else "no owner"
     details = dict(file=f.path, lines=[p[0] for p in places if p[0]], capabilities=names,
                    evidence=capabilities.evidence(
                        tuple(p for place in places for p in place[2])),
-                   owner=owner, command=command)
-    if f.owner.kind == "distribution":
-        details.update(distribution=f.owner.distribution, version=f.owner.version)
-    elif f.owner.kind == "dpkg":
-        details["package"] = f.owner.package
+                   owner=owner_json(f.owner), command=command)
     if f.lookalike:
         details["looks_like"] = f.lookalike
     return Finding(
@@ -230,17 +253,13 @@ def _module_modified(f, path, o):
     owner ``o`` recorded (its ``.md5sums`` line, its RECORD's hash, sitewarden's deployment
     record): high, with the fix."""
     where = dict(file=f.path, path=path, expected=o.expected, actual=o.actual,
-                 owner=o.text())
+                 owner=owner_json(o))
     if o.kind == "dpkg":
         command = "apt install --reinstall %s" % o.package
-        where["package"] = o.package
     elif o.kind == "sitewarden":
         command = "sitewarden install --python %s" % (sys.executable or "python3")
     else:
-        command = "%s -m pip install --force-reinstall --no-deps %s" % (
-            sys.executable or "python3",
-            "%s==%s" % (o.distribution, o.version) if o.version else o.distribution)
-        where.update(distribution=o.distribution, version=o.version)
+        command = _reinstall(o)
     return Finding(
         "startup-module-modified", "high",
         "%s, a module that %s runs at every start of this interpreter, is not what %s "
@@ -277,8 +296,7 @@ def _code_findings(f):
             "distribution-startup-code", "info",
             "%s, installed by %s, runs code at every start of this interpreter %s" % (
                 f.path, f.owner.text(), what),
-            file=f.path, lines=lines, distribution=f.owner.distribution,
-            version=f.owner.version))
+            file=f.path, lines=lines, owner=owner_json(f.owner)))
     return out
 
 
@@ -298,7 +316,7 @@ def _unowned(f, what, lines):
             if claim else "no package installed it (no Debian package, no "
             "distribution's RECORD lists it)", looks, fix),
         file=f.path, lines=lines,
-        **({"claimed_by": f.owner.text()} if claim else {}),
+        **({"owner": owner_json(f.owner)} if claim else {}),
         **({"looks_like": f.lookalike} if f.lookalike else {}))
 
 
@@ -403,6 +421,8 @@ def _writable_files(files, euid):
             details = dict(file=where.path, path=path, scope=w.scope, mode="%04o" % w.mode,
                            uid=w.uid, gid=w.gid)
             if line is None:
+                if path == where.path:  # ``path``: only where a link leads elsewhere
+                    del details["path"]
                 out.append(Finding("writable-startup-file", severity, text, **details))
             else:
                 out.append(Finding("writable-startup-module", severity, text,

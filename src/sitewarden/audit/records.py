@@ -85,6 +85,19 @@ class Owner(Record):
             return "%s %s" % (self.distribution, self.version or "(no version)")
         return "sitewarden" if self.kind == "sitewarden" else "nobody"
 
+    def finding_json(self):
+        """A finding's ``owner``: who installed the file (``kind``, ``package`` or
+        ``distribution`` and ``version``), and the record its content was checked against
+        (``verified_against``: ``md5sums``, ``conffile``, ``RECORD``, ``deployment
+        record``; null when no record confirmed it)."""
+        against = self.record if self.verified else None
+        if self.kind == "dpkg":
+            return dict(kind=self.kind, package=self.package, verified_against=against)
+        if self.kind == "distribution":
+            return dict(kind=self.kind, distribution=self.distribution, version=self.version,
+                        verified_against=against)
+        return dict(kind=self.kind, verified_against=against)
+
     def claimed(self):
         """A Debian package, a RECORD or sitewarden's deployment says it installed the
         file."""
@@ -94,6 +107,28 @@ class Owner(Record):
         """The claim holds: the owner's record has the file's hash (a Debian package's, a
         RECORD's, sitewarden's deployment record's).  An unverified claim buys no trust."""
         return self.claimed() and self.verified is True
+
+    # What was checked, in words (``check``'s text and the JSON's ``checked``): never a
+    # bare "verified", which beside a finding reads as reassurance; a matching record
+    # proves the file is what its owner installed, not that it is benign.
+    CHECKED = {"md5sums": "dpkg's md5sums", "conffile": "dpkg's conffile md5",
+               "RECORD": "its RECORD", "deployment record": "sitewarden's deployment record"}
+
+    def checked(self):
+        """``matches dpkg's md5sums``, ``matches its RECORD``, ``does not match ...``,
+        ``unverified`` (no hash to check), or None (no owner)."""
+        if not self.claimed():
+            return None
+        record = self.CHECKED.get(self.record, self.record or "its record")
+        if self.verified:
+            return "matches %s" % record
+        if self.verified is False:
+            return "changed since installed (%s)" % record if self.record == "conffile" \
+                else "does not match %s" % record
+        return "unverified"
+
+    def as_json(self):
+        return dict(Record.as_json(self), checked=self.checked())
 
     def verify(self, verdict):
         """Take what checking the claim found (an ``integrity.Verdict``)."""

@@ -308,44 +308,96 @@ def _finding_lines(f: Finding, style: Style) -> list[str]:
             + ["         " + t for t in text[1:]])
 
 
+#: Information the ``PEP 668`` line of ``check``'s text already gives: not said twice.
+MARKER_KINDS = ("externally-managed", "not-externally-managed", "virtualenv")
+
+
+def _marker_line(marker: MarkerState, style: Style) -> list[str]:
+    """``check``'s marker, on one line: the message's first line only (``status`` shows
+    it whole, ``--json`` has it: Debian's is 15 lines, said once in ``make check``)."""
+    if not marker.marker_exists or not marker.message:
+        return ["PEP 668:" + line[1:] for line in render_marker(marker, style)]
+    state = style.bold("applies") if marker.applies else "present, not applied"
+    text = marker.message.strip().split("\n")
+    more = len(text) - 1
+    lines = ["PEP 668: marker %s (%s): %s%s" % (
+        marker.marker_path, state, text[0].strip(),
+        style.dim(" (+%d lines: sitewarden status shows them)" % more) if more else "")]
+    if marker.problem:
+        lines.append("  %s %s" % (style.warn("unreadable:"), marker.problem))
+    if marker.virtualenv:
+        lines.insert(0, "  virtual environment: PEP 668 does not apply")
+    return lines
+
+
+def _guard_lines(report: CheckReport, style: Style) -> list[str]:
+    guard = report.guard
+    deps = guard.deployments or []
+    active = _active_line(guard, style).strip()
+    lines = ["Guard: deployed %s; %s" % (", ".join(
+        d.site_dir + ("" if d.complete is not False else style.warn(" (incomplete)"))
+        for d in deps) if deps else style.warn("nowhere"), active)]
+    lines.extend(render_orphans(guard.orphans or [], style))
+    lines.extend(render_environment(report, style))
+    return lines
+
+
+def _summary(real: list[Finding], info: list[Finding], style: Style) -> list[str]:
+    """What needs attention first: a clean machine's answer is its first lines."""
+    lines = [heading("Findings", len(real), style)]
+    for f in real:
+        lines.extend(_finding_lines(f, style))
+    if not real:
+        lines.append("  " + style.good("none: clean"))
+    if info:
+        lines.append(heading("Information", len(info), style))
+        for f in info:
+            lines.extend(_finding_lines(f, style))
+    return lines
+
+
 def render_check(report: CheckReport, style: Style) -> str:
+    """``check``'s text: the findings first (what needs attention, then what is only
+    said), then what they are about: the marker, the guard, ``sys.path``, shadowed
+    modules, startup code; each fact once (the marker's state is its line, not an
+    ``info`` finding too)."""
     report = escaped(report)  # every path, line and message as the terminal may show it
     interp = report.interpreter
+    findings = sorted(report.findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
+    # Counted apart: what needs attention (the exit status), and what is only said.
+    real = [f for f in findings if f.severity != "info"]
+    info = [f for f in findings if f.severity == "info" and f.kind not in MARKER_KINDS]
     lines = [style.bold("sitewarden check: %s (Python %s)"
                         % (interp.executable, interp.version)), ""]
-    lines.append(style.bold("PEP 668"))
-    lines.extend(render_marker(report.marker, style))
-    guard = report.guard
+    lines.extend(_summary(real, info, style))
     lines.append("")
-    lines.append(style.bold("Guard"))
-    deps = guard.deployments or []
-    lines.append("  deployed: %s" % (", ".join(
-        d.site_dir + ("" if d.complete is not False else style.warn(" (incomplete)"))
-        for d in deps) if deps else style.warn("nowhere")))
-    lines.extend(render_orphans(guard.orphans or [], style))
-    lines.append(_active_line(guard, style))
-    lines.extend(render_environment(report, style))
+    lines.extend(_marker_line(report.marker, style))
+    lines.extend(_guard_lines(report, style))
     if report.layout:
         lines.append("")
         lines.extend(render_layout(report.layout, style))
     if report.shadowing:
         lines.append("")
-        lines.extend(render_shadowing(report.shadowing, style))
+        shadowing = render_shadowing(report.shadowing, style)
+        if len(shadowing) == 2 and not (report.shadowing.modules
+                                        or report.shadowing.hidden_namespaces):
+            shadowing = ["Shadowed modules: none"]  # said in one line
+        lines.extend(shadowing)
     if report.section("startup"):
         lines.extend([""] + render_startup(report.section("startup"), style))
-    findings = sorted(report.findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
-    # Counted apart: what needs attention (the exit status), and what is only said.
-    real = [f for f in findings if f.severity != "info"]
-    info = [f for f in findings if f.severity == "info"]
-    if info:
-        lines.append("")
-        lines.append(heading("Information", len(info), style))
-        for f in info:
-            lines.extend(_finding_lines(f, style))
-    lines.append("")
-    lines.append(heading("Findings", len(real), style))
-    for f in real:
-        lines.extend(_finding_lines(f, style))
-    if not real:
-        lines.append("  " + style.good("none: clean"))
     return "\n".join(lines)
+
+
+def render_check_all(items: list[CheckReport | TargetFailure], style: Style) -> str:
+    """``check --all``: a summary line (as ``status --all`` has), then each report."""
+    failed = [r for r in items if isinstance(r, TargetFailure)]
+    counts = [len([f for f in r.findings if f.severity != "info"]) for r in items
+              if not isinstance(r, TargetFailure)]
+    clean = counts.count(0)
+    head = "sitewarden check: %s: %d clean, %d with findings (%s)%s" % (
+        plural(len(items), "python3 interpreter"), clean, len(counts) - clean,
+        plural(sum(counts), "finding"), ", %d not probed" % len(failed) if failed else "")
+    return "\n\n".join([style.bold(head)] + [
+        render_check(r, style) if not isinstance(r, TargetFailure)
+        else "%s %s: %s" % (style.bad("error:"), printable(r.python), printable(r.error))
+        for r in items])

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ..detect.records import CheckReport
 
 WIDTH = 72
+#: Where what a startup line does, or the error it raises, is shown: under its text.
+INDENT = " " * 6
 
 #: What a text ``check`` shows may hold that would forge a line or that a terminal would
 #: act on (line ends, escape sequences, C1 controls, Unicode line breaks and direction
@@ -84,19 +86,20 @@ def _short(text: str) -> str:
 
 
 def owner_text(owner: Owner) -> str:
-    """``Debian package P, verified``, ``..., MODIFIED`` (its hash is not the owner's
-    record: ``conffile changed`` for a Debian conffile), ``claimed by ..., not verified``
-    (no hash to check), ``sitewarden``, ``owned by nobody``."""
+    """``Debian package P, matches dpkg's md5sums``, ``D 1.0, matches its RECORD`` (what
+    was checked: the file is what its owner installed, never that it is benign), ``...,
+    MODIFIED: does not match ...``, ``..., conffile changed since installed``, ``claimed by
+    ..., unverified`` (no hash to check), ``sitewarden``, ``owned by nobody``."""
     if owner.kind is None:
         return "owned by nobody"
     if owner.kind not in ("dpkg", "distribution"):
         return owner.text()
     if owner.verified:
-        return "%s, verified" % owner.text()
+        return "%s, %s" % (owner.text(), owner.checked())
     if owner.verified is False:
-        return "%s, %s" % (owner.text(), "conffile changed" if owner.record == "conffile"
-                           else "MODIFIED")
-    return "claimed by %s, not verified" % owner.text()
+        return "%s, %s" % (owner.text(), "conffile changed since installed"
+                           if owner.record == "conffile" else "MODIFIED: " + owner.checked())
+    return "claimed by %s, %s" % (owner.text(), owner.checked())
 
 
 def _writers_text(w: Writers | None) -> str:
@@ -133,7 +136,7 @@ def _line(line: StartupLine, style: Any) -> str | None:
         return None
     # An import line is shown as what it does ("runs import os; ..."), not as its kind.
     label = {"entry-point": "entry", "import": "runs"}.get(kind, kind)
-    head = "    %3d %-6s " % (line.number, label)
+    head = "    line %d: %s " % (line.number, label)  # "line 2: runs ...": not a count
     if kind == "path":
         state = "exists" if line.exists else style.warn("missing")
         text = "%s (%s%s)" % (printable(line.directory), state, _writers_text(line.writers))
@@ -142,14 +145,14 @@ def _line(line: StartupLine, style: Any) -> str | None:
     else:
         text = _short(line.text)
     if line.error:
-        text += "\n" + " " * 15 + style.bad("fails at every start: " + line.error)
+        text += "\n" + INDENT + style.bad("fails at every start: " + line.error)
     elif line.note:
         text += style.dim(" (%s)" % line.note)
     does = does_text(line.capabilities, line.evidence, style)
     if does:
-        text += "\n" + " " * 15 + does
+        text += "\n" + INDENT + does
     for item in line.unread or ():  # what check's reading left unread (audit.analysis)
-        text += "\n" + " " * 15 + style.warn("not read: " + printable(item))
+        text += "\n" + INDENT + style.warn("not read: " + printable(item))
     return head + text
 
 
@@ -189,6 +192,8 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
         if does:
             lines.append("    " + does)
         lines.extend("    " + style.warn("not read: " + printable(item)) for item in f.unread or ())
+        if trusted and f.template and not f.error and not f.unread:
+            continue  # a known template, its owner's: its lines say nothing more
         for line in f.lines:
             text = _line(line, style)
             if text:

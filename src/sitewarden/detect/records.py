@@ -13,8 +13,10 @@ the probe always runs the CLI's own copy of sitewarden, so the forms match; a ke
 missing is None, a key unknown is dropped).  Both are :class:`Record`'s, driven by
 each class's ``FIELDS``.  Plain ``__slots__`` classes: ``dataclasses`` would import
 ``inspect`` and ``re`` inside a target at its first shadow warning.  Imports nothing
-at module level, so every module of ``detect`` can import it without a cycle.
+at module level (but ``os``), so every module of ``detect`` can import it without a cycle.
 """
+
+import os
 
 
 def _json(value):
@@ -256,10 +258,12 @@ class Finding(Record):
     """One finding: a stable ``kind`` id, a severity, a readable message, details (its
     JSON form holds them beside the first three)."""
 
-    __slots__ = ("kind", "severity", "message", "details")
-    FIELDS = _fields("kind", "severity", "message")
+    __slots__ = ("id", "kind", "severity", "message", "details")
+    FIELDS = _fields("id", "kind", "severity", "message")
+    OPTIONAL = ("id",)  # set by the CLI (``CheckReport.as_json``), never in the probe
 
     def __init__(self, kind, severity, message, **details):
+        self.id = None
         self.kind = kind
         self.severity = severity
         self.message = message
@@ -394,27 +398,73 @@ class PathSection(Record):
         self.findings = findings
 
 
+#: What a finding's ``id`` leaves out: its words and its verdict, which may change while
+#: the finding stays the same (a new sitewarden's wording, an acknowledgement), and the
+#: fix, which names this host's interpreter.
+_NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
+                 "unacknowledged_severity", "command")
+
+
+def _digest(value):
+    """A short stable digest of a JSON value (sha256 of its sorted JSON, 16 hex digits)."""
+    import hashlib  # reason: the CLI's copy only (finding ids), never the probe's
+    import json  # reason: as above
+
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+
+#: What a startup file's record in the ``startup`` section says of its content.
+_CONTENT = ("file_type", "size", "decode_error", "evidence")
+
+
+def _contents(startup):
+    """``{startup file path: what identifies its content}``, from the ``startup``
+    section's JSON form: the hash its owner check computed (``owner.actual``), its lines
+    as ``site`` reads them (number and text), what it is when not read."""
+    out = {}
+    for f in (startup or {}).get("files") or ():
+        content = {k: f.get(k) for k in _CONTENT}
+        content.update(actual=(f.get("owner") or {}).get("actual"), lines=[
+            [x.get(k) for k in ("number", "text")] for x in f.get("lines") or ()])
+        out[f.get("path")] = content
+    return out
+
+
+def finding_id(finding, contents):
+    """A finding's ``id``: the same on the next run and on another host for the same
+    finding, a new one when the startup file it is about changes (``contents``:
+    :func:`_contents`)."""
+    identity = {k: v for k, v in finding.details.items() if k not in _NOT_IDENTITY}
+    content = contents.get(finding.details.get("file"))
+    return _digest(dict(identity, kind=finding.kind, content=content))
+
+
 class CheckReport(Record):
     """``check``'s report: made in the target (``check.collect``), completed by the CLI
-    (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``).  A
+    (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``; ``host``
+    and ``time`` when it reads the probe's report back, and then each finding's ``id``
+    in its JSON form: computed on the CLI's side, the probe imports no ``hashlib``).  A
     section it does not know (a collector added since) is kept as it came, in
     ``sections``, and printed with the rest."""
 
-    __slots__ = ("schema", "sitewarden", "interpreter", "marker", "findings", "layout",
-                 "shadowing", "path", "guard", "environment", "silence_files", "aliases",
-                 "sections")
+    __slots__ = ("schema", "sitewarden", "host", "time", "interpreter", "marker", "findings",
+                 "layout", "shadowing", "path", "guard", "environment", "silence_files",
+                 "aliases", "sections")
     FIELDS = (("schema", "schema", None), ("sitewarden", "sitewarden", None),
+              ("host", "host", None), ("time", "time", None),
               ("interpreter", "interpreter", Interpreter), ("marker", "marker", MarkerState),
               ("findings", "findings", Finding), ("layout", "layout", Layout),
               ("shadowing", "shadowing", Shadowing), ("path", "path", PathSection),
               ("guard", "guard", None), ("environment", "environment", None),
               ("silence_files", "silence_files", None), ("aliases", "aliases", None))
-    OPTIONAL = ("layout", "shadowing", "path", "guard", "environment", "silence_files",
-                "aliases")
+    OPTIONAL = ("host", "time", "layout", "shadowing", "path", "guard", "environment",
+                "silence_files", "aliases")
 
     def __init__(self, schema, sitewarden, interpreter, marker):
         self.schema = schema
         self.sitewarden = sitewarden
+        self.host = self.time = None
         self.interpreter = interpreter
         self.marker = marker
         self.findings = []
@@ -434,13 +484,24 @@ class CheckReport(Record):
         return self.sections.get(name)
 
     def as_json(self):
+        if self.host is not None:  # the CLI's copy: each finding's id
+            contents = _contents(self.section("startup"))
+            for f in self.findings + (self.path.findings if self.path else []):
+                f.id = finding_id(f, contents)
         data = {k: _json(v) for k, v in self.sections.items()}
         data.update(Record.as_json(self))
         return data
 
     @classmethod
     def from_json(cls, data):
+        """The report read back (the CLI reads the probe's): with the host it was made
+        on and the time, when the probe's report has none."""
         self = super().from_json(data)
         known = [key for key, _attr, _kind in cls.FIELDS]
         self.sections = {k: v for k, v in data.items() if k not in known}
+        if self.host is None:
+            import time  # reason: the CLI's copy only: when the report was made
+
+            self.host = os.uname().nodename
+            self.time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return self

@@ -15,7 +15,7 @@ from ..audit import inventory, line_checks
 from ..detect import layout, pathcheck, shadowscan
 from ..detect.records import CheckReport, Finding, Interpreter, MarkerState
 
-SCHEMA = 1
+SCHEMA = 2
 
 #: One collector per section: each returns ``(section name, its record, [Finding])``.
 COLLECTORS = (layout.collect, shadowscan.collect, pathcheck.collect, inventory.collect)
