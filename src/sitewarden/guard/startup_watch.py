@@ -79,14 +79,13 @@ def snapshot():
     names, directories = {}, {}
     for d in startup_dirs():
         try:
-            entries = sorted(e.name for e in os.scandir(d))
+            entries = sorted(n for n in os.listdir(d) if n.endswith(SUFFIXES))
         except (OSError, ValueError):
             continue
         for name in entries:
             path = os.path.join(d, name)
-            if name.endswith(SUFFIXES):
-                places[path] = (_stat(path), (path,))
-                _code_of(path, d, names, directories)
+            places[path] = (_stat(path), (path,))
+            _code_of(path, d, names, directories)
     for name in CUSTOMIZE:
         names.setdefault(name, set()).add(name)
     search = [d for d in sys.path if isinstance(d, str) and d and os.path.isabs(d)]
@@ -135,10 +134,12 @@ def _imported(path):
 
 
 def _watch(places, place, files, present=True):
-    state, known = places.get(place, (None, ()))
-    if place not in places:
-        state = _stat(place) if present else None
-    places[place] = (state, tuple(sorted(set(known) | set(files))))
+    if place in places:
+        state, known = places[place]
+        if not set(files) <= set(known):
+            places[place] = (state, tuple(sorted(set(known) | set(files))))
+    else:
+        places[place] = (_stat(place) if present else None, tuple(sorted(files)))
 
 
 def _code_of(path, sitedir, names, directories):
@@ -224,17 +225,14 @@ def _listing(directory, listings):
 
 
 def _package_places(package):
-    """A package's listing, each of its module files and its cached bytecode, one
-    directory deep (its subpackages' own listings too)."""
+    """A package's listing, each of its module files and its cached bytecode's listing;
+    a subpackage by its listing alone (what a start runs of it is ``check``'s to read)."""
     out = []
     for name in _names(package):
         path = os.path.join(package, name)
-        if name.endswith((".py", ".pyc", ".so", ".pth")):
+        if name.endswith((".py", ".pyc", ".so", ".pth")) or name == "__pycache__" or (
+                "." not in name and os.path.isdir(path)):
             out.append(path)
-        elif name == "__pycache__" or os.path.isfile(os.path.join(path, "__init__.py")):
-            out.append(path)
-            out.extend(os.path.join(path, n) for n in _names(path)
-                       if n.endswith((".py", ".pyc", ".so")))
     return out
 
 
