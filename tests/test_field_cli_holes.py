@@ -222,7 +222,8 @@ def test_check_counts_match_what_is_listed(debian_target):
         status, report, text = t.cli_check()
         sections = assert_counts_match(report, text)
         seen.append(sections["Findings"][0])
-        assert status == (1 if sections["Findings"][0] else 0), text
+        attention = [f for f in report["findings"] if f["severity"] in ("medium", "high")]
+        assert status == (1 if attention else 0), text  # check's default: --fail-on medium
         if step == "shadowed":
             assert "swch_info (versions cannot be compared)" in text, text
             assert "metadata without modules" in text.lower() or \
@@ -384,8 +385,9 @@ def test_schema_page_documents_every_kind_and_key(guarded, cli):
 
 
 def test_exit_statuses_on_debian(debian_any):
-    """0: every target guarded and clean; 1: a target not guarded (status), a finding
-    (check); the same rule with ``--all`` over every python3 of the machine; install 0
+    """0: every target guarded and clean; 1: a target not guarded (status), a finding at
+    or above --fail-on (check: medium by default, low counts the guard); the same rule
+    with ``--all`` over every python3 of the machine; install 0
     once the guard loads, uninstall 0, 2 when there is nothing to uninstall."""
     ns = debian_any
 
@@ -401,7 +403,9 @@ def test_exit_statuses_on_debian(debian_any):
     assert "`sitewarden install --python %s`" % ns.executable in proc.stdout, proc.stdout
     proc = run("status", "--all")
     assert proc.returncode == 1 and "NOT GUARDED" in proc.stdout, proc.stdout
-    assert run("check", "--python", ns.executable).returncode == 1
+    # Unguarded is low: check exits 0 by default (--fail-on medium), 1 with --fail-on low.
+    assert run("check", "--python", ns.executable).returncode == 0
+    assert run("check", "--python", ns.executable, "--fail-on", "low").returncode == 1
     proc = run("install", "--python", ns.executable)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     proc = run("status", "--python", ns.executable)
@@ -419,7 +423,8 @@ def test_exit_statuses_on_debian(debian_any):
 
 def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
     """The rule on hermetic pythons: not guarded where PEP 668 applies is 1 for status
-    and check alike; without a marker an unguarded python is 0 for both (check's
+    and check --fail-on low alike (0 for check's default, medium); without a marker an
+    unguarded python is 0 for both (check's
     guard-not-active is informational there); an incomplete deployment and an orphaned
     hook are 1 for both; an install whose guard a fresh start does not load is 1;
     errors are 2 (a target that does not exist, options that exclude each other)."""
@@ -430,9 +435,10 @@ def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
     def statuses(extra: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
         e = dict(env, **(extra or {}))
         return (cli("status", "--python", py, env=e).returncode,
-                cli("check", "--python", py, env=e).returncode)
+                cli("check", "--python", py, "--fail-on", "low", env=e).returncode)
 
     assert statuses() == (1, 1)
+    assert cli("check", "--python", py, env=env).returncode == 0  # unguarded alone: low
     bare = make_hermetic(pyenv_interpreters()[-1], marker=None)
     e = bare.env()
     assert (cli("status", "--python", bare.executable, env=e).returncode,
@@ -470,4 +476,4 @@ def test_help_states_the_exit_status_rule(cli):
     rule = text[text.index("exit status"):]
     for status in ("0", "1", "2", "130", "141"):
         assert re.search(r"^  %s +\S" % status, rule, re.M), rule
-    assert "status counts the same guard findings" in rule
+    assert "status counts the same guard findings as" in rule

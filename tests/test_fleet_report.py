@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from harness.dists import make_dist
 from harness.guarded import make_guarded
 from harness.spread import DEBIAN
@@ -78,14 +76,9 @@ def test_an_untouched_debian_gets_a_short_answer(debian_ns):
     assert "externally managed (marker" not in check.stdout  # said by the PEP 668 line
     assert "Shadowed modules: none" in lines
     assert "matches dpkg's md5sums" in check.stdout and ", verified" not in check.stdout
-    assert check.returncode == 1  # the default: any finding above info (see below)
-    assert _check(ns, "--fail-on", "medium").returncode == 0
-
-
-@pytest.mark.xfail(strict=True, reason="check's default --fail-on is cli/commands.py's "
-                   "(DEFAULT_FAIL_ON): medium for check is the change proposed")
-def test_an_unguarded_clean_debian_exits_0_by_default(debian_ns):
-    assert _check(debian_ns).returncode == 0
+    # Unguarded alone is low: the default (--fail-on medium) exits 0, --fail-on low 1.
+    assert check.returncode == 0
+    assert _check(ns, "--fail-on", "low").returncode == 1
 
 
 def test_dangerous_pth_labels_fix_and_ids(debian_ns, tmp_path):

@@ -10,6 +10,7 @@ from ..detect.records import CheckReport, Finding, MarkerState
 from ..probe.jsonout import dumps
 from . import deployed, environment, judgement, targets
 from .errors import (
+    CHECK_FAIL_ON,
     DEFAULT_FAIL_ON,
     EXIT_ATTENTION,
     EXIT_ERROR,
@@ -18,7 +19,7 @@ from .errors import (
     FAIL_ON,
     UsageError,
 )
-from .render import Style, render_check, render_status, render_status_all
+from .render import Style, render_check, render_check_all, render_status, render_status_all
 from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
@@ -45,11 +46,11 @@ environment:
 exit status (one rule for every command; with --all, the highest over the interpreters):
   0    done; every target guarded and clean (status: the guard loads at startup where
        the PEP 668 marker applies, no orphaned hook or incomplete deployment; check: no
-       finding above "info"; install: a fresh start loads the guard; uninstall: removed)
+       finding at or above --fail-on, "medium" by default; install: a fresh start loads
+       the guard; uninstall: removed)
   1    done, but something needs attention: a target not guarded or damaged (status), a
-       finding above "info" (check; status counts the same guard findings; check
-       --fail-on SEVERITY sets the least severity that counts), a guard deployed that a
-       fresh start does not load (install)
+       finding at or above --fail-on (check; status counts the same guard findings as
+       check --fail-on low), a guard deployed that a fresh start does not load (install)
   2    usage or operational error, one line on stderr: bad options, a target that
        cannot be probed, an install refused, nothing to uninstall
   130  interrupted (Ctrl-C)
@@ -154,9 +155,10 @@ def _add_audit_parsers(sub: Any, formatter: Any) -> None:
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--fail-on", choices=FAIL_ON, default=DEFAULT_FAIL_ON, metavar="SEVERITY",
-                   help="exit 1 when a finding is at or above SEVERITY (%s; default: %s, "
-                   "any finding above info)" % (", ".join(FAIL_ON), DEFAULT_FAIL_ON))
+    p.add_argument("--fail-on", choices=FAIL_ON, default=CHECK_FAIL_ON, metavar="SEVERITY",
+                   help="exit 1 when a finding is at or above SEVERITY (%s; default: %s: "
+                   "what needs attention; low: also an interpreter the guard does not load)"
+                   % (", ".join(FAIL_ON), CHECK_FAIL_ON))
 
 
 def exit_status(findings: list[Finding], fail_on: str = DEFAULT_FAIL_ON) -> int:
@@ -370,11 +372,7 @@ def cmd_check(args: argparse.Namespace, style: Style,
         if args.json:
             print(dumps({"interpreters": [i.as_json() for i in items]}))
         else:
-            print("\n\n".join(
-                render_check(r, style) if not isinstance(r, TargetFailure)
-                else "%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"), r.python,
-                                     r.error)
-                for r in items))
+            print(render_check_all(items, style))
         return max(_check_status(r, args.fail_on) for r in items)
     report = check_data(args.python, pending)
     _print_one(args, style, report, render_check)

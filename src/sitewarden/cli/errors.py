@@ -11,5 +11,8 @@ class UsageError(Exception):
 #: ``check --fail-on``'s levels, lowest first (lintian's convention): a finding at or
 #: above the level makes the exit status EXIT_ATTENTION; ``none``: no finding does.
 FAIL_ON = ("info", "low", "medium", "high", "none")
-#: The default: any finding above ``info``.
+#: ``status``'s rule: any finding above ``info`` (a guard not loaded is ``low``).
 DEFAULT_FAIL_ON = "low"
+#: ``check``'s default: what needs someone's attention (``medium`` and ``high``); a stock
+#: machine that is merely unguarded (``low``) exits 0, so a fleet needs no flag for it.
+CHECK_FAIL_ON = "medium"

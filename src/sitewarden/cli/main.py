@@ -15,7 +15,7 @@ import sys
 from .. import __version__
 from ..probe.runner import exit_without_teardown
 from . import targets
-from .errors import DEFAULT_FAIL_ON, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, FAIL_ON
+from .errors import CHECK_FAIL_ON, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, FAIL_ON
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class PlainArgs:
         if command == "status":
             self.live = False  # status --live goes through argparse
         if command == "check":
-            self.fail_on = DEFAULT_FAIL_ON
+            self.fail_on = CHECK_FAIL_ON
 
 
 def plain_args(argv: Sequence[str]) -> PlainArgs | None:

@@ -399,5 +399,6 @@ def render_check_all(items: list[CheckReport | TargetFailure], style: Style) -> 
         plural(sum(counts), "finding"), ", %d not probed" % len(failed) if failed else "")
     return "\n\n".join([style.bold(head)] + [
         render_check(r, style) if not isinstance(r, TargetFailure)
-        else "%s %s: %s" % (style.bad("error:"), printable(r.python), printable(r.error))
+        else "%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"),
+                             printable(r.python), printable(r.error))
         for r in items])
