@@ -84,8 +84,9 @@ def report(before, stream=None, check=None, high_only=False):
 def _owner(o):
     if o.kind is None:
         return "no package's record lists it"
-    return "installed by %s%s" % (o.text(), ", verified" if o.verified else
-                                  ", NOT verified" if o.verified is False else "")
+    checked = o.checked()  # what was checked, never a bare "verified" (a RECORD is its
+    # own wheel's word: it proves the file unchanged, not benign)
+    return "installed by %s%s" % (o.text(), ", %s" % checked if checked else "")
 
 
 def _uninstall(distribution):
