@@ -5,10 +5,11 @@ roots' 3.13, 3.14 and 3.15), each writing a trace file of its own when it runs: 
 import line in the local site directory, in the distribution's directory and in the user
 site, ``sitecustomize``, ``usercustomize``, a module a ``.pth`` line imports and, on 3.15,
 a ``.start`` entry point.  After ``check``, ``check --json``, ``status``, ``status --json``
-(``make check`` runs ``status`` then ``check``) and, where the target is one of the
-machine's interpreters, ``check --all`` and ``status --all``, no trace exists, and every
-file is listed with the right line; a plain start (what ``status --live`` does) leaves every
-trace, so the plants are live.  (The apt hook's probes: ``test_deb``.)
+(``make check`` runs ``status`` then ``check``), where the target is one of the machine's
+interpreters ``check --all`` and ``status --all``, and ``install`` (which reads whether a
+start would load the guard, as ``status`` does), no trace exists, and every file is listed
+with the right line; a plain start (what ``status --live`` does) leaves every trace, so the
+plants are live.  (The apt hook's probes: ``test_deb``.)
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ def test_no_check_form_runs_startup_code(guarded_target):
         if (command, form) == ("status", ["--json"]):
             status = json.loads(proc.stdout)
             assert status["active"] is True and status["startup_probe"] == "static", status
+    # install (again: in place) says whether a start would load the guard without one.
+    proc = t.cli("install", "--python", t.executable)
+    assert proc.returncode == 0 and "active: yes" in proc.stdout, proc.stdout + proc.stderr
+    assert _traces(t, planted) == [], ("install", proc.stdout[-2000:])
     files = {f["path"]: f for f in report["startup"]["files"]}
     for kind, (path, _trace) in planted.items():
         if kind in ("sitecustomize", "usercustomize"):

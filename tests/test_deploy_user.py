@@ -259,7 +259,7 @@ def _counting_wrapper(tmp_path, python):
 
 def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path):
     """`check` learns the facts, the report and whether a start would load the guard from
-    one start of the target, without site (-S); the probe's bytecode lands in the private
+    one start of the target, isolated and without site (-I -S); the probe's bytecode lands in the private
     cache even with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
     env, base = userbase
     python = PYTHONS[-1].values[0]
@@ -273,7 +273,7 @@ def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path
     assert report["guard"]["active"] is True
     assert [d["site_dir"] for d in report["guard"]["deployments"]] == [
         str(next(base.glob("lib/python3.*/site-packages")))]
-    assert log.read_text().split() == ["-S"]  # one start, without site
+    assert log.read_text().split() == ["-I"]  # one start, isolated (-I -S: without site)
     tag = subprocess.run([python, "-c", "import sys; print(sys.implementation.cache_tag)"],
                          capture_output=True, text=True).stdout.strip()
     cached = list((tmp_path / "cache").glob("sitewarden/runtime/*/sitewarden/**/__pycache__/*.pyc"))

@@ -426,7 +426,7 @@ def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
     and check --fail-on low alike (0 for check's default, medium); without a marker an
     unguarded python is 0 for both (check's
     guard-not-active is informational there); an incomplete deployment and an orphaned
-    hook are 1 for both; an install whose guard a fresh start does not load is 1;
+    hook are 1 for both; an install whose guard a start would not load is 1;
     errors are 2 (a target that does not exist, options that exclude each other)."""
     hp = make_hermetic(pyenv_interpreters()[-1])
     env = hp.env()

@@ -68,12 +68,13 @@ def install(args: argparse.Namespace, style: Style) -> int:
     print("%s sitewarden %s into %s" % (style.good("deployed"), __version__, site_dir))
     print("  target: %s" % target.label)
     print("  loaded by: %s" % how)
-    status = targets.startup_status(target)
+    # Whether every start loads it, read as check reads it: nothing of the target runs.
+    status = targets.PendingCheck(target.executable, "status").result()[2]
     if status.active:
         print("  active: %s (every start of %s loads it)"
               % (style.good("yes"), target.executable))
     else:
-        print("  active: %s: a fresh start of %s did not load it%s"
+        print("  active: %s: a start of %s would not load it%s"
               % (style.warn("no"), target.executable,
                  " (user site disabled)" if args.user and not target.user_site_enabled else ""))
     if packaged:

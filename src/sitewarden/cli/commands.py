@@ -46,11 +46,11 @@ environment:
 exit status (one rule for every command; with --all, the highest over the interpreters):
   0    done; every target guarded and clean (status: the guard loads at startup where
        the PEP 668 marker applies, no orphaned hook or incomplete deployment; check: no
-       finding at or above --fail-on, "medium" by default; install: a fresh start loads
+       finding at or above --fail-on, "medium" by default; install: a start would load
        the guard; uninstall: removed)
   1    done, but something needs attention: a target not guarded or damaged (status), a
        finding at or above --fail-on (check; status counts the same guard findings as
-       check --fail-on low), a guard deployed that a fresh start does not load (install)
+       check --fail-on low), a guard deployed that a start would not load (install)
   2    usage or operational error, one line on stderr: bad options, a target that
        cannot be probed, an install refused, nothing to uninstall
   130  interrupted (Ctrl-C)

@@ -293,7 +293,7 @@ class PendingCheck:
 def startup_status(target: Target, env: dict[str, str] | None = None) -> StartupState:
     """Start the target normally and report whether the guard got loaded (``stderr``:
     what that start wrote there; ``error``: why there is no answer).  That start runs
-    every startup file of the target: ``status --live`` and ``install`` only."""
+    every startup file of the target: ``status --live`` only."""
     from .state import StartupState  # not before a check's probe is started (PendingCheck)
 
     env = dict(os.environ if env is None else env)
