@@ -24,7 +24,7 @@ from .. import pathfacts
 from ..detect import layout
 from ..detect.records import Finding
 from ..probe import private_cache
-from . import line_checks, provenance
+from . import line_checks, provenance, reader
 from .findings import findings
 from .reader import pep829_site, read_startup_files, real_file, site_dirs
 from .records import PathDirectory, StartupFile, StartupSection
@@ -78,7 +78,7 @@ def customize_files(site, memo=None):
         if path:
             out.append(StartupFile(path, name, os.path.dirname(path), realpath=real_file(path),
                                    error=None if loaded else line_checks.customize_error(
-                                       path, memo)))
+                                       path, reader.read_bytes(path), memo)))
     return out
 
 

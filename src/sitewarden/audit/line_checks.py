@@ -297,25 +297,24 @@ def module_origin(name):
     return spec.origin if getattr(spec, "has_location", False) else None
 
 
-def customize_error(path, memo=None):
+def customize_error(path, read, memo=None):
     """What importing the ``sitecustomize``/``usercustomize`` at ``path`` raised at the
     start (it was not loaded), or, statically, what it raises at every start when it
-    does not compile (else None: whether it raises is not known without running it;
-    ``memo``: a :class:`LineMemo`, which knows whether its text compiles)."""
+    does not compile (else None: whether it raises is not known without running it).
+    ``read``: its ``(bytes or None, why not)``, from the startup files' one reader
+    (``reader.read_bytes``); ``memo``: a :class:`LineMemo`, which knows whether its text
+    compiles."""
+    data, why = read
+    if data is None:
+        return "OSError: %s" % why
     if STATIC is not None and memo is not None:
-        try:
-            with open(path, "rb") as f:
-                text = f.read(1 << 20).decode("utf-8", "surrogateescape")
-        except (OSError, ValueError) as exc:
-            return "%s: %s" % (type(exc).__name__, exc)
-        verdict = memo.checks(text)
+        verdict = memo.checks(data.decode("utf-8", "surrogateescape"))
         return verdict if isinstance(verdict, str) else None
     try:
-        with open(path, "rb") as f:
-            compile(f.read(), path, "exec", dont_inherit=True)
+        compile(data, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return "SyntaxError: %s (line %s)" % (exc.msg, exc.lineno)
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         return "%s: %s" % (type(exc).__name__, exc)
     if STATIC is not None:
         return None
