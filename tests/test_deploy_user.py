@@ -259,8 +259,8 @@ def _counting_wrapper(tmp_path, python):
 
 def test_check_starts_the_target_once_and_sees_the_guard(cli, userbase, tmp_path):
     """`check` learns the facts, the report and whether a start would load the guard from
-    one start of the target, isolated and without site (-I -S); the probe's bytecode lands in the private
-    cache even with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
+    one start of the target, isolated and without site (-I -S); the probe's bytecode lands
+    in the private cache even with PYTHONDONTWRITEBYTECODE=1, and nowhere else."""
     env, base = userbase
     python = PYTHONS[-1].values[0]
     assert cli("install", "--python", python, "--user", env=env).returncode == 0

@@ -163,6 +163,7 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
         proc = t.python("-m", "pip", "uninstall", "-y", "--break-system-packages", "swr-litellm",
                         env={"PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
         assert proc.returncode == 0 and "  removed %s" % pth in proc.stderr, proc.stderr
+        assert "sitewarden: this uninstall changed the code" in proc.stderr, proc.stderr
         pip(new, wheels["litellm"])
     # ... and check lists it as acknowledged (info); without it, high.
     for silence, severity in (("startup:swr-litellm", "info"), ("", "high")):

@@ -163,7 +163,7 @@ def _run(command):
                 if late or _state["refused_up_front"]:
                     return refusal.PIP_ERROR_STATUS
             if status in (0, None):
-                decision.report(quiet=_quiet(options))  # an uninstall: startup files only
+                decision.report(quiet=_quiet(options), verb=command)  # uninstall: startup only
             return status
 
         return run

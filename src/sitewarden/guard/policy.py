@@ -52,7 +52,7 @@ class Decision:
         finally:
             refusal.restore_children(previous)
 
-    def report(self, stream=None, quiet=0):
+    def report(self, stream=None, quiet=0, verb="install"):
         """PEP 668's recommendation, after a successful install into the interpreter:
         say which distro packages the entries it wrote now shadow; and, after any install
         the guard let through, which startup files it added, changed or removed
@@ -64,7 +64,7 @@ class Decision:
         if quiet >= 3:
             return
         try:
-            self._report(stream, quiet)
+            self._report(stream, quiet, verb)
         except Exception:
             _swallowed("the install report")  # SITEWARDEN_DEBUG=1: what failed
             try:
@@ -72,7 +72,7 @@ class Decision:
             except Exception:
                 _swallowed("saying that the install report failed")
 
-    def _report(self, stream, quiet):
+    def _report(self, stream, quiet, verb):
         reporter = sys.modules.get(__package__ + ".startup_report")  # by _snapshot()
         if reporter is None:
             return self._unlisted()
@@ -91,7 +91,7 @@ class Decision:
         if self.into_interpreter and quiet <= 1:
             install_report.report(check, stream, scheme_guard.written())
         if changed:
-            reporter.report(self.before, stream, check, high_only=quiet >= 2)
+            reporter.report(self.before, stream, check, high_only=quiet >= 2, verb=verb)
         return self._unlisted()
 
     def _unlisted(self):

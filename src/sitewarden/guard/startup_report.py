@@ -61,7 +61,7 @@ def acknowledged(f):
     return None
 
 
-def report(before, stream=None, check=None, high_only=False):
+def report(before, stream=None, check=None, high_only=False, verb="install"):
     """Print what this install added, changed or removed of the startup files (``before``:
     :func:`snapshot`'s, taken before it); nothing when it changed none.  ``check``: a
     callable giving the child's report (shared with the shadow report).  ``high_only``:
@@ -75,7 +75,7 @@ def report(before, stream=None, check=None, high_only=False):
         return
     check = static_report if check is None else check
     text = format_report(check() if added or changed or affected else None, added, changed,
-                         removed, high_only, affected)
+                         removed, high_only, affected, verb)
     if text:
         stream.write(text)
         stream.flush()
@@ -154,7 +154,8 @@ def _detail(f, code, found):
     return out
 
 
-def format_report(check, added, changed, removed, high_only=False, affected=None):
+def format_report(check, added, changed, removed, high_only=False, affected=None,
+                  verb="install"):
     """The report's text: one block per startup file added or changed, or whose code this
     install changed (``affected``: :func:`.startup_watch.changes`'), that ``check``, the
     child's report, rates high (pip's error layout headed ``warning:``: the install
@@ -171,7 +172,7 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
             f = files.get(path)
             if f is None:  # not read by a start (a .start before 3.15): not startup code
                 continue
-            _describe(f, "%s by this install" % how, how, findings, blocks, lines)
+            _describe(f, "%s by this %s" % (how, verb), how, findings, blocks, lines)
     for key, places in sorted((affected or {}).items()):
         f = files.get(key)
         places = sorted(places, key=lambda p: ("__pycache__" in p[0], p[0]))
@@ -181,13 +182,13 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
         if f is None:
             lines.append("  changed what %s runs: %s" % (key, said))
             continue
-        _describe(f, "whose code this install changed (%s)" % said, None,
+        _describe(f, "whose code this %s changed (%s)" % (verb, said), None,
                   findings, blocks, lines, said, places)
     lines.extend("  removed %s" % path for path in removed)
     out = ""
     if lines and not high_only:
-        out += "sitewarden: this install changed the code that runs at every start of %s:\n" \
-            % (sys.executable or "python3") + "\n".join(lines) + "\n"
+        out += "sitewarden: this %s changed the code that runs at every start of %s:\n" % (
+            verb, sys.executable or "python3") + "\n".join(lines) + "\n"
     if blocks:
         out += "\n".join(blocks) + "\n"
     return out
@@ -206,7 +207,7 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
     what = "%s (%s)" % (path, _owner(f.owner)) if said else "%s %s (%s)" % (
         how, path, _owner(f.owner))
     if said:
-        what += ": this install changed what it runs (%s)" % said
+        what += ": what it runs changed (%s)" % said
     if ack:
         lines.append("  %s: acknowledged by %s" % (what, ack))
     elif not high:
