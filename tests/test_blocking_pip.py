@@ -239,6 +239,9 @@ def test_distro_copy_survives_upgrade_and_uninstall_is_refused(guarded_pip, inte
     proc = g.pip("uninstall", "-y", "--break-system-packages", "six")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert str(g.py.distro_dir) in proc.stderr and "cannot uninstall six" in proc.stderr
+    # The way out is a virtual environment, never a local copy that shadows the distro's.
+    assert "virtual environment (python3 -m venv DIR, then DIR/bin/pip install six)" in \
+        proc.stderr and "--upgrade" not in proc.stderr, proc.stderr
     assert {p: p.read_bytes() for p in g.py.distro_dir.rglob("*") if p.is_file()} == before
 
 

@@ -371,6 +371,8 @@ def distro_tool(name, owner=None):
 
 
 def _report_distro_uninstall(refused):
+    """Say why each distro package's uninstall is refused, and what to do: the distro's
+    tool, or a virtual environment; never a local copy, which would shadow the distro's."""
     own = scheme_guard.own_dirs()
     local = own[0] if own else "the local site directory"
     seen = set()
@@ -382,10 +384,11 @@ def _report_distro_uninstall(refused):
             "error: cannot uninstall %s%s from %s: %sthat directory belongs to the "
             "operating system's package manager (PEP 668), and pip must not change it.\n"
             "hint: to remove it, use `%s`; to run a different version, install it into a "
-            "virtual environment, or into %s with pip install --upgrade.\n"
+            "virtual environment (python3 -m venv DIR, then DIR/bin/pip install %s): a copy in "
+            "%s would shadow the distro's for every distro program.\n"
             % (name, " " + version if version else "", root,
                "the Debian package %s installed it, " % owner if owner else "",
-               distro_tool(name, owner), local)
+               distro_tool(name, owner), name, local)
         )
     sys.stderr.flush()
 
