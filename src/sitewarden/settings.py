@@ -27,6 +27,10 @@ FALSE_VALUES = ("", "0", "n", "no", "f", "false", "off")
 
 #: Warning kinds SITEWARDEN_SILENCE can name.
 WARNING_KINDS = ("shadow", "path")
+#: The words that acknowledge one thing by name, as ``status``, ``check`` and the docs
+#: spell them: a shadowed module (and its submodules), a distribution's or a startup
+#: file's startup code.
+NAMED_WORDS = ("shadow:NAME[,NAME...]", "startup:NAME")
 #: The words that silence no kind.
 NONE_WORDS = ("none",) + FALSE_VALUES
 #: The words that are not module names after ``shadow:NAME`` (write ``shadow:path``).

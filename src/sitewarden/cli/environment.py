@@ -34,11 +34,12 @@ TRUE_WORDS = spelled(settings.TRUE_VALUES)
 FALSE_WORDS = spelled(settings.FALSE_VALUES)
 DISABLE_ACCEPTED = ("accepted: %s (any case) turn the guard off; %s or empty leave it on"
                     % (TRUE_WORDS, FALSE_WORDS))
-SILENCE_ACCEPTED = ("accepted: shadow, path, all (or %s), none (or %s), "
-                    "shadow:NAME[,NAME...], separated by commas, semicolons or spaces"
-                    % (TRUE_WORDS, FALSE_WORDS))
+SILENCE_ACCEPTED = ("accepted: shadow, path, all (or %s), none (or %s), %s, separated by "
+                    "commas, semicolons or spaces" % (TRUE_WORDS, FALSE_WORDS,
+                                                      ", ".join(settings.NAMED_WORDS)))
 DEBUG_ACCEPTED = "accepted: %s; raise; %s or empty" % (TRUE_WORDS, FALSE_WORDS)
-FILE_ACCEPTED = "accepted: shadow:NAME[,NAME...], one or more a line, # comments"
+FILE_ACCEPTED = "accepted: %s, one or more a line, # comments" % (
+    ", ".join(settings.NAMED_WORDS))
 
 
 def _item(name: str, value: str, meaning: str, understood: bool) -> dict[str, Any]:

@@ -228,7 +228,9 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
             "Python program of this interpreter, as whoever runs it.",
             "hint: %s" % ("undo it: %s" % _undo(places) if places else
                           "remove it: %s" % _remove(f)),
-            "hint: if you trust it, acknowledge it: SITEWARDEN_SILENCE=startup:%s" % name,
+            "hint: if you trust it, acknowledge it: SITEWARDEN_SILENCE=startup:%s for one "
+            "process, or a line startup:%s in %s for every process" % (
+                name, name, settings.SYSTEM_FILE),
         ]))
 
 
