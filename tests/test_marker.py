@@ -1,6 +1,7 @@
 """PEP 668 marker parsing: real files, every malformation still applies."""
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 
 from harness.ini_corpus import run_check
 from harness.interpreters import pyenv_interpreters
+from harness.spread import target_params
 from sitewarden.guard import marker
 
 SRC = Path(marker.__file__).resolve().parents[2]
@@ -191,3 +193,24 @@ def test_debians_marker_is_plain_ini():
         parser = configparser.ConfigParser(interpolation=None)
         parser.read_string(text)
         assert marker.simple_ini(text) == {s: dict(parser[s]) for s in parser.sections()}
+
+
+@pytest.mark.parametrize("root_ns", target_params("roots")[:1], indirect=True)
+def test_a_diverted_marker_is_named(root_ns):
+    """PEP 668 recommends that a single-application image remove the marker with
+    ``dpkg-divert --local --rename`` (Debian 13's root, chrooted: its own dpkg database):
+    ``status`` and ``check`` name the diversion, where the marker is kept, and what a
+    guard still does, instead of "no marker"."""
+    t = root_ns
+    marker = json.loads(t.cli("check", "--python", t.executable, "--json").stdout)["marker"]
+    path = marker["marker_path"]
+    assert marker["marker_exists"] and "diverted_to" not in marker, marker
+    proc = t.run(["dpkg-divert", "--local", "--rename", "--add", path])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    marker = json.loads(t.cli("check", "--python", t.executable, "--json").stdout)["marker"]
+    assert not marker["marker_exists"] and marker["diverted_to"] == path + ".distrib", marker
+    for command in ("status", "check"):
+        text = t.cli(command, "--python", t.executable).stdout
+        assert "marker: diverted (the image opted out of PEP 668 with dpkg-divert; the " \
+            "distribution's marker is kept at %s.distrib)" % path in text, text
+        assert "none (expected at" not in text, text

@@ -98,6 +98,11 @@ def render_marker(marker: MarkerState, style: Style) -> list[str]:
             lines.append("  message%s:" % (" [%s]" % marker.message_key
                                           if marker.message_key else ""))
             lines.append(_indent(marker.message))
+    elif marker.diverted_to:
+        lines.append("  marker: diverted (the image opted out of PEP 668 with dpkg-divert; "
+                     "the distribution's marker is kept at %s): installers are not refused "
+                     "here; a guard still keeps them out of the distribution's directories "
+                     "and warns of shadowed modules" % marker.diverted_to)
     else:
         lines.append("  marker: none (expected at %s)" % marker.marker_path)
     return lines

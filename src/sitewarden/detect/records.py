@@ -294,8 +294,11 @@ class MarkerState(Record):
     """The PEP 668 marker and virtual environment facts of an interpreter."""
 
     __slots__ = ("virtualenv", "marker_path", "marker_exists", "applies", "message",
-                 "message_key", "problem")
+                 "message_key", "problem", "diverted_to")
     FIELDS = _fields(*__slots__)
+    #: ``diverted_to``: where ``dpkg-divert --local --rename`` keeps the marker of an image
+    #: that opted out (PEP 668's advice for single-application images), or None.
+    OPTIONAL = ("diverted_to",)
 
     @classmethod
     def read(cls, environ=None, venv=None):
@@ -313,6 +316,9 @@ class MarkerState(Record):
         self.message = found.message if found.exists else None
         self.message_key = found.key
         self.problem = found.problem
+        diverted = found.path + ".distrib"  # dpkg-divert --rename's name for the original
+        self.diverted_to = diverted if not found.exists and marker.marker_exists(
+            diverted) else None
         return self
 
 
