@@ -340,3 +340,72 @@ def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
             assert [(os.path.basename(f["path"]), f["template"]) for f in mine] == [
                 ("_virtualenv.pth", "virtualenv")], judged
         assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+
+
+# ---------------------------------------------------------------- coverage.py, pinned per release
+
+#: A recent coverage.py (its pure wheel: it ships ``a1_coverage.pth`` of its own) and
+#: pytest-cov; coverage's whole package runs behind its documented line.
+COVERAGE = ("coverage", "7.18.0")
+PYTEST_COV = ("pytest-cov", "6.3.0")
+
+
+def _rebuilt(whl: Path, out: Path, edit: Dict[str, bytes]) -> Path:
+    """``whl`` with the members of ``edit`` replaced and a RECORD that lists every file
+    with its hash, as a wheel whose author changed them would be."""
+    import base64
+    import hashlib
+    with zipfile.ZipFile(whl) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members.update(edit)
+    record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+    rows = ["%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest())
+                                 .rstrip(b"=").decode(), len(d))
+            for n, d in sorted(members.items()) if n != record]
+    members[record] = ("\n".join(rows + [record + ",,"]) + "\n").encode()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, d in members.items():
+            z.writestr(n, d)
+    return out
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_target):
+    """coverage's documented line and pytest-cov's ``.pth`` in a venv with a real, recent
+    coverage.py (pinned: ``template_digests.COVERAGE``): coverage's own ``exec``/``eval``
+    and processes are excused, nothing above ``low``.  The same release with one module
+    changed by its wheel (a RECORD of its own vouching for it): no longer pinned, judged as
+    any code is: the line is high (``dangerous-startup-code``), never the template."""
+    t = bare_target
+    real = pure_wheel(*COVERAGE)
+    t.tmp.chmod(0o755)
+    changed = None
+    for kind in ("pinned", "changed"):
+        venv = t.tmp / ("cov-" + kind)
+        assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
+        python = str(venv / "bin" / "python")
+        if kind == "changed":
+            with zipfile.ZipFile(real) as z:
+                version = z.read("coverage/version.py") + b"\n# rebuilt\n"
+            changed = _rebuilt(real, t.tmp / real.name, {"coverage/version.py": version})
+        _pip_in(t, python, "install", str(changed or real), str(pure_wheel(*PYTEST_COV)))
+        site = next(venv.glob("lib/python3*/site-packages"))
+        t.put(site / COVERAGE_PTH, data=b"import coverage; coverage.process_startup()\n")
+        proc = t.run([python, "-c", "import coverage; print(coverage.__version__)"])
+        assert (proc.returncode, proc.stdout.strip()) == (0, COVERAGE[1]), proc
+        report, judged = _venv_report(t, python)
+        files = {os.path.basename(f["path"]): f for f in report["startup"]["files"]
+                 if f["path"].startswith(str(venv))}
+        assert files[COVERAGE_PTH]["owner"]["kind"] is None, judged
+        assert files["pytest-cov.pth"]["owner"]["verified"] is True, judged
+        if kind == "pinned":
+            assert files[COVERAGE_PTH]["template"] == "coverage.py process_startup", judged
+            assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+            continue
+        assert files[COVERAGE_PTH]["template"] is None, judged
+        high = {(os.path.basename(x["file"]), x["kind"]) for x in report["findings"]
+                if x["severity"] == "high" and x.get("file")}
+        assert (COVERAGE_PTH, "dangerous-startup-code") in high, judged
+        # pytest-cov's line imports pytest_cov.embed only when asked (its exec literal):
+        # read one step, it does nothing of coverage's, as coverage's own a1_coverage.pth
+        assert not [x for x in high if x[0] != COVERAGE_PTH], judged

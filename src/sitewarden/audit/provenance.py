@@ -17,7 +17,7 @@ import sys
 from .. import _swallowed, settings
 from ..detect import distinfo, distribution
 from ..probe import private_cache
-from . import capabilities, integrity, line_checks, owners, template_digests, templates
+from . import integrity, line_checks, owners, template_digests, templates
 from .reader import READ_LIMIT, site_dirs
 from .records import Owner
 
@@ -110,8 +110,9 @@ def _dist_owner(dist):
 
 def vouch(files, directory=None):
     """After the analysis (``line.module_files``): each module file a startup file's lines
-    run, with its owner checked against that owner's record (``f.modules``), and each
-    ``.pth``'s and ``.start``'s known template (:func:`_template`)."""
+    run, with its owner checked against that owner's record (``f.modules``), each
+    ``.pth``'s and ``.start``'s known template (:func:`_template`), and the module files
+    whose capabilities are excused (:data:`EXCUSED`)."""
     forms = FormMemo(directory)
     runs = [(f, sorted({p for x in f.executable() for p in x.module_files})) for f in files]
     wanted = sorted({p for f, paths in runs for p in paths if _own_package(f, p) is None and (
@@ -119,10 +120,22 @@ def vouch(files, directory=None):
     dpkg = owners.dpkg_owners(wanted) if wanted else {}  # one search for them all
     for f, paths in runs:
         f.modules = {path: _module_owner(f, path, dpkg) for path in paths}
-        f.template = None
+        f.template, own = None, set()
         if f.kind in ("pth", "start"):
-            f.template = _template(f, forms)
+            f.template, own = _template(f, forms)
+        EXCUSED[f.path] = own | {m for m in paths if m not in own and _pinned_tool(f, m)}
     forms.save()
+
+
+#: ``{startup file: the module files its code runs whose capabilities are excused}``: a
+#: template's own files (exact content, right author), and modules that are exactly a
+#: known tool's pinned content (:func:`_pinned_tool`), wherever they are reached from.
+EXCUSED = {}
+
+
+def excused(f):
+    """The module files of ``f``'s code whose capabilities are excused (:data:`EXCUSED`)."""
+    return EXCUSED.get(f.path) or set()
 
 
 def _own_package(f, path):
@@ -184,27 +197,65 @@ def _under(path, directory):
 
 
 def _template(f, forms):
-    """The known template ``f`` is: its whole content is the template's
-    (:func:`.templates.match`), each module its lines run is the template's own, and its
-    author is the tool that writes it (:data:`AUTHORS`); else None (``f.lookalike``: the
-    template it reads as, judged as any code is)."""
+    """``(template, its own files)``: the known template ``f`` is (its whole content is the
+    template's, :func:`.templates.match`), when each of its OWN module files (:func:`_own`)
+    is the template's pinned content and its author is the tool that writes it
+    (:data:`AUTHORS`); else ``(None, set())`` (``f.lookalike``: the template it reads as,
+    judged as any code is).  Modules reached beyond its own files are not the template's:
+    they neither make nor unmake it, and what they do is not excused by it."""
     try:
         found = templates.match(os.path.basename(f.path), [x.text for x in f.lines])
         if found is None:
-            return None
+            return None, set()
         name, modules = found
         f.lookalike = name
         origins = [line_checks.module_origin(m) for m in modules]
         if not all(origins):
-            return None
-        files = set(origins) | set(f.modules)
-        if not AUTHORS[name](f, sorted(files), forms):
-            return None
+            return None, set()
+        own = _own(origins, f.modules)
+        pinned = sorted(m for m in own if not _cached_for(m, own))
+        if not AUTHORS[name](f, pinned, forms):
+            return None, set()
     except Exception:
         _swallowed("matching %s against the known templates" % (f.path,))
-        return None
+        return None, set()
     f.lookalike = None
-    return name
+    return name, own
+
+
+def _own(origins, modules):
+    """A template's own files: the modules its lines import (``origins``) and, for a
+    package, every module file of that package its code runs (``_distutils_hack``'s
+    ``override.py``), with the bytecode the reader found to be their sources'."""
+    own = set(origins)
+    for origin in origins:
+        if os.path.basename(origin) == "__init__.py":
+            own.update(m for m in modules if _under(m, os.path.dirname(origin)))
+        own.update(m for m in modules if _cached_for(m, {origin}))
+    return own
+
+
+def _cached_for(path, sources):
+    """Is ``path`` the ``__pycache__`` bytecode of one of ``sources``?  The reader keeps
+    such a file only when it is its source's compiled code (:func:`.modules.read`)."""
+    head, name = os.path.split(path)
+    if os.path.basename(head) != "__pycache__" or not name.endswith(".pyc"):
+        return False
+    source = os.path.join(os.path.dirname(head), name.partition(".")[0] + ".py")
+    return source in sources
+
+
+def _pinned_tool(f, path):
+    """Is the module file ``path`` (run by ``f``'s code, beyond any template's own files)
+    exactly a known tool's pinned content, with that tool as its verified owner: a module of
+    a pinned coverage.py release (:func:`_coverage_pinned`), setuptools' pinned
+    ``_distutils_hack``?  Its capabilities are then that tool's, excused."""
+    o = f.modules.get(path)
+    if o is None or not o.trusted():
+        return False
+    if _coverages(o):
+        return _coverage_pinned(o)
+    return _setuptools(o) and _digest(path) in template_digests.DISTUTILS_HACK
 
 
 def _digest(path):
@@ -298,13 +349,11 @@ def _venv_author(site_dir):
 
 
 def _coverage(f, files, forms):
-    """coverage's line, its modules shipped by coverage.py (:func:`_coverages`), and
-    doing nothing dangerous: coverage's code is not pinned (:data:`.templates.EXACT`), so
-    the label excuses nothing and is not shown on code that needs an excuse."""
-    if any(capabilities.dangerous(capabilities.from_evidence(x.evidence))
-           for x in f.executable()):
-        return False
-    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) for m in files)
+    """coverage's documented line (its author: whoever follows coverage's documentation),
+    its own files those of a pinned coverage.py release, each verified against coverage's
+    record (:func:`_coverage_pinned`)."""
+    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) and _coverage_pinned(
+        f.modules[m]) for m in files)
 
 
 def _coverages(owner):
@@ -312,6 +361,39 @@ def _coverages(owner):
     return owner.trusted() and (
         (owner.kind == "distribution" and settings.canonical(owner.distribution) == "coverage")
         or (owner.kind == "dpkg" and owner.package == "python3-coverage"))
+
+
+_coverage_digests = {}  # metadata directory -> its pure-Python content's digest, this check
+
+
+def _coverage_pinned(owner):
+    """Is the coverage distribution ``owner`` (verified) a pinned release
+    (:data:`.template_digests.COVERAGE`): the sha256 over the sorted ``path hash`` rows its
+    RECORD has for the ``.py`` files of ``coverage/``?  Each module read was verified
+    against that RECORD, so what runs is the pinned content.  Debian's python3-coverage
+    is not pinned: judged as code."""
+    if owner.kind != "distribution" or not owner.metadata:
+        return False
+    if owner.metadata not in _coverage_digests:
+        _coverage_digests[owner.metadata] = _record_digest(owner.metadata, "coverage/")
+    return _coverage_digests[owner.metadata] in template_digests.COVERAGE
+
+
+def _record_digest(metadata, package):
+    """sha256 (hex) over the sorted ``path sha256=...`` rows of the ``.py`` files under
+    ``package`` in the RECORD of ``metadata``, or None."""
+    try:
+        with open(os.path.join(metadata, "RECORD"), encoding="utf-8") as fh:
+            text = fh.read(4 * READ_LIMIT)
+    except (OSError, UnicodeError):
+        return None
+    rows = sorted(row[:2] for row in (line.rsplit(",", 2) for line in text.splitlines())
+                  if len(row) == 3 and row[0].startswith(package) and row[0].endswith(".py"))
+    h = integrity._hasher("sha256") if rows else None
+    if h is None:
+        return None
+    h.update("".join("%s %s\n" % (p, d) for p, d in rows).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _sitewarden(f, files, forms):

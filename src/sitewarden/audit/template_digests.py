@@ -7,8 +7,9 @@ setuptools wheels on PyPI (49.6 to 84.2) and Debian 12's, 13's and sid's python3
 generates (:func:`.templates.masked_form` of ``_FINDER_TEMPLATE`` rendered, sha256 of the
 form); virtualenv's ``_virtualenv.py`` from its wheels on PyPI (20.0 to 21.15: the file is
 copied as it is), and uv's copy, from the venvs each uv release on PyPI made (0.4 to 0.13,
-one release a minor version).  A version missing here makes its files plain code, judged as any code
-is, never a wrong excuse.  Imports nothing.
+one release a minor version); coverage.py's pure-Python content (:data:`COVERAGE`).  A
+version missing here makes its files plain code, judged as any code is, never a wrong
+excuse.  Imports nothing.
 """
 
 #: ``_distutils_hack/__init__.py`` and ``override.py``: setuptools versions, Debian's.
@@ -101,4 +102,127 @@ UV_VIRTUALENV = {
         "uv 0.4.30 .. 0.10.12",
     "cfb3db86aaa53bb62b5ff764970bec2d71c9228590a0ebec57f6ec926cc0bf1a":
         "uv 0.11.33 .. 0.13.9",
+}
+
+
+#: coverage.py's pure-Python content per release: sha256 over the sorted rows
+#: ``"coverage/x.py sha256=<urlsafe b64, unpadded>\n"`` of each ``.py`` file under
+#: ``coverage/`` (the rows a RECORD pip writes holds for them).  Collected from the wheels
+#: on PyPI (the pure ``py3-none-any`` wheel from 7.6.11, before it a manylinux one: the same
+#: ``.py`` files): ``pip download --no-deps --only-binary=:all: coverage==X``, then those
+#: rows from each wheel's files, sorted, joined, hashed.  The last release of each minor
+#: version from 6.5 to 7.9, every release from 7.10.
+COVERAGE = {
+    "6229b60d591a2df3045af91338557364337da13eb8f8bec30a9c69c125d125ac":
+        "coverage 6.5.0",
+    "7fa1584ba232618bdd8438151d7765438f94be1ae063dd04a2b39c2d3654b693":
+        "coverage 7.0.5",
+    "afa6df1f55939e95e26aafc80dd3303237f8b0bc1a68a006372c059f4728ce32":
+        "coverage 7.1.0",
+    "c8240502e680fd307f5c4ed9d2121f9c67552262379b1137abb6775cd6e05247":
+        "coverage 7.2.7",
+    "71ecf9c58a043eda3983def65a03d148fe0bc21c3997b65919c9e77df6758329":
+        "coverage 7.3.4",
+    "3f99a674056e21c6c34f5a065676d1ebe42c40d6ad38d739343fb386fe564a57":
+        "coverage 7.4.4",
+    "bb0576f16233427bf41daff6935237ca4f5359ebe54cfab25df7240113ab70e7":
+        "coverage 7.5.4",
+    "5e64ba625fcf7dd3943d73a29cfeb7495a1b4cf4f56cd25000f1179ee8e0013a":
+        "coverage 7.6.10",
+    "5178019087a2e7bc4a857788e545eb2824120e89ef0acd3cb4a867f43a1f6955":
+        "coverage 7.6.11",
+    "2377682a89bde84b0e86f225221d4b236bafd3043a5de084fa3d3b0848b46e18":
+        "coverage 7.6.12",
+    "9705e3be36950d3f559b03dc53d11fcc64c2874578201225a0fa5e1c97093a05":
+        "coverage 7.7.0",
+    "b447fe0301457ed4c2ab00219840c2fd6dee8617dd0a689914c48177f06b4f10":
+        "coverage 7.7.1",
+    "7a4ec5a20309f23ec6f92a89d44cbed681a81646720acfe2727374d6f1534ee6":
+        "coverage 7.8.0",
+    "77ad974f8897bd5750b9ef2c600d6e8f46076c556c7027acd98f48af1834a77d":
+        "coverage 7.8.1",
+    "0b04493ac7f41580862075a0fee5f34ae279b8c83d600f23b1e212c5a4fbca95":
+        "coverage 7.8.2",
+    "4505e39327bedd9df268a5e4c6dd9f034f59fb0be65f08e02e80441654a2d445":
+        "coverage 7.9.0",
+    "b317782e7e664d6e7fb661cba96f41c2d49b2026ad05747e879540f9c0c5f267":
+        "coverage 7.9.1",
+    "9189bb19bd2c1e55b6b08949da1d1e0fa4ab13dfd2c19dfc3e7c9f3c651e3795":
+        "coverage 7.9.2",
+    "2a3f79c225cb33f32406da2bc8b3d0da3e8dcb0b29e8739676689da929f96550":
+        "coverage 7.10.0",
+    "06fd7f26af77a6333b796773294c92a66bade09f1fc346001e045ce2bf34e812":
+        "coverage 7.10.1",
+    "435eda2c7beec1790607d5080e561521aff562ab56152d12409c4ec3e18d4473":
+        "coverage 7.10.2",
+    "34677ce19226e25df54c6d9f86a7452a68b75a074e770b3bd567d0cf86ea6bae":
+        "coverage 7.10.3",
+    "e21eda878329559bf8649b428448e8b8a6056d4e3dd436d82409e2b26917dc1d":
+        "coverage 7.10.4",
+    "93957f10f39b6b37a4a6bbd0a1c42fdc1b1939438007f52fdbedc4125d3e0ea3":
+        "coverage 7.10.5",
+    "2e2a4c581e5cb7ab019cea9a8379cac7a4cc4fa4d874d7368e7ff33559fa4117":
+        "coverage 7.10.6",
+    "ab25c2414911578b4a375fed31425b6243650e01b844d8ef0ba81e5c48647f8c":
+        "coverage 7.10.7",
+    "93feb57ecad6c8f83bcd121b9430b79f2eec52bd608f18f1c71bafb275f68be9":
+        "coverage 7.11.0",
+    "e8a3752673f4cc48b9de5196d4d2c58e196aba698eec55a833b1a956a7890f13":
+        "coverage 7.11.1",
+    "057092866672c442531e3edb82b79532ea97ee99279c8e40a160b8e2a496af8d":
+        "coverage 7.11.2",
+    "d699bdc0facc2d2e8ab93aa5c6e4c3897395699245336c4adcc5d858261a73dc":
+        "coverage 7.11.3",
+    "cbbc3deeae4887aa7efb06720be7641d36ed76e7e2bbe2d2f6de6c9d463932d5":
+        "coverage 7.12.0",
+    "56b344e8a4bec93f167d0586f431096d803291a53b0c5a1ac6ecc1ab58509b14":
+        "coverage 7.13.0",
+    "780bf5a774e762271d7502baaf4bff8361594ffabde99c7d5f2bded120305b4b":
+        "coverage 7.13.1",
+    "2bb9bfecd56948ba775b7a2170b79dd96f20cf5cd4e753b19a4173094a52e5f7":
+        "coverage 7.13.2",
+    "ee5d28799ed66e3274119ee36c65765b0ed2f653250a3fd86477941f7f58ba61":
+        "coverage 7.13.3",
+    "6d00ebbd059b78eaadf6332bfbaa25c714ace39d41858808c95a42b74229528c":
+        "coverage 7.13.4",
+    "0387b73a366d3a7a89a9179af81da07ff4e5edbd35d7be488304205e4382fc57":
+        "coverage 7.13.5",
+    "326831d253f5d572fa9ea053d2c271f7f99b6ac5b7b44f7cc214086e725f337d":
+        "coverage 7.14.0",
+    "642727c9039fdd8df8bc8e8f165f0c5292e759ac23468f2a01eab8bee5add716":
+        "coverage 7.14.1",
+    "9ada9ec35080c0a04ba80acfc24198062f8d97a4fc9e899f1fcc7378a01dd7fe":
+        "coverage 7.14.2",
+    "c579a318034fb3bd6a0c53485e26201f359c603d7d138a3fa061b6063fcba801":
+        "coverage 7.14.3",
+    "5f72ee8c07a764c22cda248398f634274f00e53497e8c326d69219e11d00bdc0":
+        "coverage 7.15.0",
+    "1bd79d1f2a37babb6be678ef87e89d904ea22693a1d9dddcbc26531e808b6bd3":
+        "coverage 7.15.1",
+    "d2c6d707dc92d221ea418bea4e15bc931598f6d1300b02579973b88fee763135":
+        "coverage 7.15.2",
+    "c6a0875ba63ea36f04a5f5f189e0aec6db57fc755b7d2d92c214151043cb9d61":
+        "coverage 7.15.3",
+    "9652af190807249da3bd22aeb7ee1d6572568c78626a5ba5b71c539890152db6":
+        "coverage 7.15.4",
+    "b6f0f07dd780f2b0680240ad1769bb7c9192413d00f27496aede93260f181547":
+        "coverage 7.16.0",
+    "a2af4ccbb35d5ca0aa5e668bc543a9947835d46775f3b16c3628788e9526105f":
+        "coverage 7.16.1",
+    "8474af9177dbd3f6d7bd02216d2172c562e25d55aec36ed8f31ff87be64f2706":
+        "coverage 7.16.2",
+    "642060b1045f54b939e8b706969389747d6db600e982f38502f2f22d3e9f0f23":
+        "coverage 7.17.0",
+    "0ed591b0d4ee07c10e65556d0451c1a14ec3d68273abd1423384cddd09a96e80":
+        "coverage 7.17.1",
+    "b2a9b338a373cce6f4a425f802546eb1e63b9383a966958a0a3564b3e01b68c4":
+        "coverage 7.17.2",
+    "7ee08bb346a18fc0290ad1ead534c3ebb40d78e5ec4d56420cda305d06a67e39":
+        "coverage 7.17.3",
+    "221e847173161da8c34a890a0fb479466e1e0c4a503054d6c98268b8a372a893":
+        "coverage 7.17.4",
+    "a92f0bf6387fb2b3a09643e6b39cd8ceb25eab6a44a4a6d0e370f58ae1bbea79":
+        "coverage 7.17.5",
+    "2d1dd5ea54303060d093cc1fc1eef6f6f54fca378a22f4d9b52723858b290862":
+        "coverage 7.18.0",
 }

@@ -23,10 +23,9 @@ VIRTUALENV = "virtualenv"
 COVERAGE = "coverage.py process_startup"
 SITEWARDEN = "sitewarden"
 
-#: The templates whose modules are pinned content: matched, they excuse what their code
-#: does.  coverage's module is the coverage distribution's whole code, not pinned: what it
-#: does is judged as any code is (the template only names who wrote the line).
-EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, SITEWARDEN)
+#: The templates whose own modules are pinned content: matched, they excuse what their own
+#: code does (coverage's: a pinned release's whole package); what runs beyond is judged.
+EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, COVERAGE, SITEWARDEN)
 
 _DISTUTILS = ("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
               "'%s') == 'local'; enabled and __import__('_distutils_hack').add_shim();")
