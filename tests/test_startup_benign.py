@@ -409,3 +409,74 @@ def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_targ
         # pytest-cov's line imports pytest_cov.embed only when asked (its exec literal):
         # read one step, it does nothing of coverage's, as coverage's own a1_coverage.pth
         assert not [x for x in high if x[0] != COVERAGE_PTH], judged
+
+
+# --------------------------------------------- editable loaders other build backends generate
+
+#: Build backends (pure wheels) and what they import: each builds an editable install here
+#: whose startup file imports a module it generated.
+BACKENDS: Tuple[Tuple[str, str], ...] = (
+    ("hatchling", "1.33.0"), ("pdm-backend", "2.5.0"), ("scikit-build-core", "1.1.2"),
+    ("editables", "0.6"), ("packaging", "26.4"), ("pathspec", "1.1.1"), ("pluggy", "1.7.0"),
+    ("tomlkit", "0.15.3"), ("trove-classifiers", "2026.9.21.13"))
+#: ``(project name, build-system table and tool tables, the template its file is)``.
+BACKEND_PROJECTS = (
+    ("swr-hatch-edit", '[build-system]\nrequires = ["hatchling"]\nbuild-backend = '
+     '"hatchling.build"\n{project}[tool.hatch.build]\ndev-mode-exact = true\n'
+     '[tool.hatch.build.targets.wheel]\npackages = ["swr_hatch_edit"]\n',
+     "editables redirector"),
+    ("swr-pdm-edit", '[build-system]\nrequires = ["pdm-backend"]\nbuild-backend = '
+     '"pdm.backend"\n{project}[tool.pdm.build]\neditable-backend = "editables"\n',
+     "editables redirector"),
+    ("swr-skb-edit", '[build-system]\nrequires = ["scikit-build-core"]\nbuild-backend = '
+     '"scikit_build_core.build"\n{project}[tool.scikit-build]\neditable.mode = "redirect"\n'
+     'wheel.packages = ["swr_skb_edit"]\n', "editable install loader"),
+)
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_editable_loaders_of_build_backends_are_templates(bare_target):
+    """Editable installs hatchling (``dev-mode-exact``: ``editables``' bootstrap),
+    pdm-backend (its ``editables`` backend) and scikit-build-core (its redirecting loader,
+    a CMake project of no language) build, in a venv of Debian 12's python: each startup
+    file is its template (generated form, author per ``WHEEL``), nothing above ``low``; the
+    loader with a payload appended is judged as code: high."""
+    t = bare_target
+    venv = t.tmp / "backends"
+    assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
+    python = str(venv / "bin" / "python")
+    _pip_in(t, python, "install", *(str(pure_wheel(*w)) for w in BACKENDS))
+    t.tmp.chmod(0o755)
+    for name, pyproject, _template in BACKEND_PROJECTS:
+        package = name.replace("-", "_")
+        proj = t.tmp / name
+        (proj / package).mkdir(parents=True)
+        (proj / package / "__init__.py").write_text("WHO = %r\n" % name)
+        (proj / "pyproject.toml").write_text(pyproject.format(
+            project='[project]\nname = "%s"\nversion = "1.0"\n' % name))
+        (proj / "CMakeLists.txt").write_text(
+            "cmake_minimum_required(VERSION 3.15)\nproject(${SKBUILD_PROJECT_NAME} "
+            "LANGUAGES NONE)\n")
+        for d in (proj, proj / package):
+            d.chmod(0o755)
+        _pip_in(t, python, "install", "--no-build-isolation", "-e", str(proj))
+        proc = t.run([python, "-c", "import %s as m; print(m.WHO)" % package])
+        assert proc.stdout.strip() == name, proc
+    report, judged = _venv_report(t, python)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    got = {}
+    for f in report["startup"]["files"]:
+        for name, _p, _t in BACKEND_PROJECTS:
+            if f["path"].startswith(str(site)) and name.replace("-", "_") in f["path"] and \
+                    any(x["kind"] == "import" for x in f["lines"]):
+                got[name] = f["template"]
+    assert got == {n: tpl for n, _p, tpl in BACKEND_PROJECTS}, judged
+    assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+    # the same loader, a payload appended: no generated form, judged as any code is
+    loader = next(site.glob("_editable_skbc_*.py"))
+    t.put(loader, data=loader.read_bytes() + b"\ndef _later():\n    import subprocess\n"
+          b"    subprocess.run(['id'])\n")
+    report, judged = _venv_report(t, python)
+    high = [x for x in report["findings"] if x["severity"] == "high"
+            and "swr_skb_edit" in (x.get("file") or "")]
+    assert {x["kind"] for x in high} >= {"dangerous-startup-code"}, judged

@@ -296,7 +296,7 @@ def _editable(f, files, forms):
     verifies both."""
     return f.owner.trusted() and f.owner.kind == "distribution" and \
         _generator(f.dist).startswith(("setuptools", "bdist_wheel")) and all(
-            forms.get(_text(m)) in template_digests.EDITABLE_FINDER
+            _forms(forms, m)[0] in template_digests.EDITABLE_FINDER
             and _same_owner(f, f.modules.get(m)) for m in files)
 
 
@@ -328,6 +328,46 @@ def _virtualenv(f, files, forms):
               "uv": template_digests.UV_VIRTUALENV}.get(author)
     return pinned is not None and all(
         os.path.dirname(m) == f.site_dir and _digest(m) in pinned for m in files)
+
+
+#: The build backends that generate each editable loader: ``(its module name's test, the
+#: WHEEL ``Generator`` it writes)``.
+_LOADER_AUTHORS = ((lambda m: m.endswith("_editable_loader"), ("meson",)),
+                   (lambda m: not m.endswith("_editable_loader"), ("scikit-build-core",)))
+
+
+def _loader(f, files, forms):
+    """An editable loader scikit-build-core or meson-python generated (its form, data
+    masked, a pinned one: :data:`.template_digests.EDITABLE_LOADER`) in a wheel that
+    backend built (``WHEEL``'s ``Generator``), installed with its ``.pth``/``.start``: one
+    RECORD lists and verifies both."""
+    return bool(files) and _built_by(f, files, lambda m: next(
+        g for test, g in _LOADER_AUTHORS if test(m))) and all(
+            _forms(forms, m)[1] in template_digests.EDITABLE_LOADER for m in files)
+
+
+def _editables(f, files, forms):
+    """The bootstrap module ``editables`` writes (:func:`.templates.editables_bootstrap`)
+    in a wheel hatchling or pdm-backend built, with its ``.pth``: one RECORD for both.
+    ``editables`` itself is code beyond it, judged as any code is."""
+    return bool(files) and _built_by(f, files, lambda m: ("hatchling", "pdm-backend")) and \
+        all(_forms(forms, m)[1] == "editables" for m in files)
+
+
+def _built_by(f, files, generators):
+    """Are ``f`` and its module ``files`` one verified distribution's, whose ``WHEEL``
+    names as its ``Generator`` what ``generators(module name)`` gives?"""
+    generator = _generator(f.dist)
+    return f.owner.trusted() and f.owner.kind == "distribution" and all(
+        generator.startswith(generators(os.path.basename(m)[:-len(".py")]))
+        and _same_owner(f, f.modules.get(m)) for m in files)
+
+
+def _forms(forms, path):
+    """``(setuptools' finder form, a loader's form)`` of the module ``path``
+    (:class:`FormMemo`)."""
+    got = (forms.get(_text(path)) or "").split(" ")
+    return (got + [""])[:2]
 
 
 def _venv_author(site_dir):
@@ -422,7 +462,8 @@ def _sitewarden(f, files, forms):
 #: its lines run, a FormMemo)``.
 AUTHORS = {templates.DISTUTILS: _distutils, templates.EDITABLE: _editable,
            templates.NSPKG: _nspkg, templates.VIRTUALENV: _virtualenv,
-           templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden}
+           templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden,
+           templates.LOADER: _loader, templates.EDITABLES: _editables}
 
 
 def _text(path):
@@ -431,10 +472,13 @@ def _text(path):
 
 
 class FormMemo(private_cache.Memo):
-    """sha256 of a module's masked form (:func:`.templates.masked_form`), by its text: kept
-    from one check to the next (a process's first ``compile()`` is costly)."""
+    """A module's forms, by its text: ``"<setuptools' finder form> <a loader's form>"``
+    (sha256 of :func:`.templates.masked_form`, without and with
+    :data:`.templates.LOADER_CALLS`; the loader's is ``editables`` for ``editables``'
+    bootstrap, empty for a meson-python loader whose build command is not meson's),
+    kept from one check to the next (a process's first ``compile()`` is costly)."""
 
-    FORMAT = 2
+    FORMAT = 3
     NAME = "template-forms-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
 
     @staticmethod
@@ -443,12 +487,20 @@ class FormMemo(private_cache.Memo):
             tree = compile(text, "<module>", "exec", line_checks._ONLY_AST, dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return ""
-        h = integrity._hasher("sha256")
-        if h is None:
+        if integrity._hasher("sha256") is None:
             return ""
-        h.update(templates.masked_form(tree).encode("utf-8", "surrogatepass"))
-        return h.hexdigest()
+        finder = _sha(templates.masked_form(tree))
+        loader = "editables" if templates.editables_bootstrap(tree) else _sha(
+            templates.masked_form(tree, templates.LOADER_CALLS)) \
+            if templates.meson_command_ok(tree) else ""
+        return "%s %s" % (finder, loader)
 
     @staticmethod
     def valid(value):
         return type(value) is str
+
+
+def _sha(text):
+    h = integrity._hasher("sha256")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()

@@ -226,3 +226,48 @@ COVERAGE = {
     "2d1dd5ea54303060d093cc1fc1eef6f6f54fca378a22f4d9b52723858b290862":
         "coverage 7.18.0",
 }
+
+
+#: scikit-build-core's and meson-python's editable loaders, data masked
+#: (:func:`.templates.masked_form` with :data:`.templates.LOADER_CALLS`): the releases
+#: generating each form (``.start``: the ``entrypoint()`` form for a ``.start`` file).
+#: Collected from the backends' wheels on PyPI (the last release of each minor version:
+#: scikit-build-core 0.6 to 1.1, meson-python 0.13 to 0.22): each one's loader source
+#: (``resources/_editable_redirect.py``, ``mesonpy/_editable.py``) with the call its
+#: generator appends, rendered with sample data, formed.
+EDITABLE_LOADER = {
+    "d18a295321b227a2cf605095281a5acd965b7b0acef79438d5da1cd232904781":
+        "scikit-build-core 0.6.1",
+    "45e02bd80331163234eeaee71e919e6420ed6d5067611fd95fd53d5a194f973b":
+        "scikit-build-core 0.7.1 .. 0.9.10",
+    "4124ac2a795caa4173df1ac8ea6df8c7fadd3e394bdc6157b666d0681450f45f":
+        "scikit-build-core 0.10.7",
+    "9660d61f9619a342be8bf2a6ecb822d4369ef73966a957fdf79b27aa6844e5b7":
+        "scikit-build-core 0.11.6 .. 0.12.2",
+    "f6c0ac6631e34e1762c6809df81f1ee02baf95afd79c3e3c1b38f1f0272facb8":
+        "scikit-build-core 1.0.3",
+    "514f27d7a87c00e5eb92c81d2de80c04f90b0d84bdadf9f1cddeb0f48d3c8f19":
+        "scikit-build-core 1.0.3 (.start)",
+    "f10e853954a29e157adb87c6fc37fdd75d285876d05175b27f12741a25ecfeaa":
+        "scikit-build-core 1.1.0 .. 1.1.1",
+    "59f4d3fec20251f48c7daac2b5ddbec03bcfc19605adaad9c6906f3304cd3994":
+        "scikit-build-core 1.1.0 (.start) .. 1.1.1 (.start)",
+    "de59b482c0244ef233f0f72fbddbb5826a4e52f35b0ddc0df1f7d43173341ad9":
+        "scikit-build-core 1.1.2",
+    "6048a0008e4fc8671cfa148f1e06e7c96460fa566009e3fbaa55f1a26b77879e":
+        "scikit-build-core 1.1.2 (.start)",
+    "04a37495d8cf4d27ddac5e23ebd03538d2bd788d69db31674c572043d6918072":
+        "meson-python 0.13.2",
+    "2ede73ed1f6b082f46ce0cbefba6222cfa63c5c7a945b88d5c01123437a9d22c":
+        "meson-python 0.14.0 .. 0.15.0",
+    "2652a962552d16eafe81b7fed10addef6fdabb601622b959fbf1dd33efe7fe85":
+        "meson-python 0.16.0",
+    "eb3eab508be60d5ff7bba88a529351452d848575fdf027cd2ce8f44e159f3af7":
+        "meson-python 0.17.1 .. 0.18.0",
+    "2f3f4bb2024cadd6db1f2aebaa4d7ca64a95cf6442224437e56ecc818d172e2c":
+        "meson-python 0.19.0 .. 0.20.0",
+    "fc80d31572007d6e776d9a5580a4567ef483e7366c45d1de7682d30573719a42":
+        "meson-python 0.21.1",
+    "39ce51f63f60c0e6f79fe7f1fdfc371ef3dc5f0413195bb96080f7e062994137":
+        "meson-python 0.22.0 .. 0.22.1",
+}
