@@ -34,6 +34,12 @@ Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` 
 old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+), and one
 ``uv venv`` makes (uv's own ``_virtualenv.pth``, the template too): nothing about their
 startup files above ``low``.
+
+coverage.py (a recent release, pinned per release): its documented line and pytest-cov's
+``.pth`` stay below ``medium``; the same release with a module changed by its own wheel is
+judged as code (high).  And editable installs other backends build: hatchling and
+pdm-backend through ``editables``, scikit-build-core's redirecting loader (a CMake project
+of no language): each its template, below ``medium``; the loader with a payload is high.
 """
 
 from __future__ import annotations
