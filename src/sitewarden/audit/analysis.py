@@ -158,7 +158,8 @@ class _Follow:
                 self.files.append(origin)
             elif kind == "zip":
                 self.files.append(_archive(origin))
-            self.unread.append("%s (%s): %s" % (name, origin, _UNREADABLE.get(kind, "not read")))
+            HIDDEN[origin] = ("%s (%s): %s" % (name, origin, _UNREADABLE.get(kind, "not read")),)
+            self.unread.extend(HIDDEN[origin])
             return ()
         text, pyc, why = modules.read(origin, self.reading.pycs)
         self.files.append(origin)
@@ -223,8 +224,8 @@ MAPPINGS = {}
 #: pinned tools' modules can be told from the rest (:func:`.provenance.excused`).
 FOUND = {}
 LINE_FOUND = {}
-#: What hides imports in each module file read (``unread``'s items): pinned content's are
-#: known (:func:`unread_findings`).
+#: What hides imports in each module file read, or what it is when it cannot be read
+#: (``unread``'s items): pinned content's are known (:func:`unread_findings`).
 HIDDEN = {}
 
 

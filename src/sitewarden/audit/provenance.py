@@ -216,6 +216,8 @@ def _template(f, forms):
         pinned = sorted(m for m in own if not _cached_for(m, own))
         if not AUTHORS[name](f, pinned, forms):
             return None, set()
+        own = {m for m in own if m.endswith(".py") or _cached_for(m, own)
+               or _pinned_binary(f, m)}  # what is not source is excused only when pinned
     except Exception:
         _swallowed("matching %s against the known templates" % (f.path,))
         return None, set()
@@ -254,8 +256,18 @@ def _pinned_tool(f, path):
     if o is None or not o.trusted():
         return False
     if _coverages(o):
-        return _coverage_pinned(o)
+        return _coverage_pinned(o) and (path.endswith(".py") or _cached_for(
+            path, f.modules) or _pinned_binary(f, path))
     return _setuptools(o) and _digest(path) in template_digests.DISTUTILS_HACK
+
+
+def _pinned_binary(f, path):
+    """Is the module file ``path`` (not source: an extension) one a known tool ships, by
+    its verified owner's record of it: coverage.py's C tracer, pinned per release and
+    wheel (:data:`.template_digests.COVERAGE_TRACER`)?"""
+    o = f.modules.get(path)
+    return o is not None and o.trusted() and _coverages(o) and \
+        o.expected in template_digests.COVERAGE_TRACER
 
 
 def _digest(path):

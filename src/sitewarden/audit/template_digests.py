@@ -228,6 +228,122 @@ COVERAGE = {
 }
 
 
+#: coverage.py's C tracer (``coverage/tracer.cpython-*.so``) as a RECORD has it
+#: (``sha256=`` urlsafe base64): an extension cannot be read, so only these, in a pinned
+#: release (:data:`COVERAGE`) whose verified RECORD lists them, are known.  Collected from
+#: coverage's manylinux wheels on PyPI (x86_64 and aarch64, CPython 3.10 to 3.14) for the
+#: last release of each minor version from 7.10 and 7.10.6; another platform's tracer is
+#: unread (``unread-startup-code``), never excused.
+COVERAGE_TRACER = frozenset((
+    # coverage 7.10.6
+    "sha256=-0aoc-J0KsYCEv5k0T9-Cf4OcGiOFfhD7bBMYIK_Kfk",
+    "sha256=05ROdNhdNkNaFEZI2fQOiLkUB4qglEHx663QZSaZajY",
+    "sha256=8Bi5Egbso_6LFv4qTlwg-Zgjnvx_9ECDp5qTixVNKXM",
+    "sha256=F-tMj65bsjgKAQXj8fowVGT3lYUzlkpbM21vLBXoGIk",
+    "sha256=T2h4wQS8OKmTB46apExO9xkB4ruQwAhWHU32lAl4TC0",
+    "sha256=T3koGYm4MwshNU7XpGpxsBelWwq4g23-tNuDH79wqwQ",
+    "sha256=UAZcvflhO0qpo5vYrmHvQN0nzzbKglZQEqOTmIWDrzQ",
+    "sha256=gJPB-tS27wDH3fVEAorDm0Demczuvv0sE8xIImz6X_Q",
+    "sha256=jYAWANFZT5S0HYeurmyKurpERmBVyCdrX8eM-ybAjN8",
+    "sha256=zIbILPW-fkypkEUjlET3Fc_84SWtugNn7XnpivA0Os8",
+    # coverage 7.10.7
+    "sha256=-0aoc-J0KsYCEv5k0T9-Cf4OcGiOFfhD7bBMYIK_Kfk",
+    "sha256=05ROdNhdNkNaFEZI2fQOiLkUB4qglEHx663QZSaZajY",
+    "sha256=8Bi5Egbso_6LFv4qTlwg-Zgjnvx_9ECDp5qTixVNKXM",
+    "sha256=F-tMj65bsjgKAQXj8fowVGT3lYUzlkpbM21vLBXoGIk",
+    "sha256=T2h4wQS8OKmTB46apExO9xkB4ruQwAhWHU32lAl4TC0",
+    "sha256=T3koGYm4MwshNU7XpGpxsBelWwq4g23-tNuDH79wqwQ",
+    "sha256=UAZcvflhO0qpo5vYrmHvQN0nzzbKglZQEqOTmIWDrzQ",
+    "sha256=gJPB-tS27wDH3fVEAorDm0Demczuvv0sE8xIImz6X_Q",
+    "sha256=jYAWANFZT5S0HYeurmyKurpERmBVyCdrX8eM-ybAjN8",
+    "sha256=zIbILPW-fkypkEUjlET3Fc_84SWtugNn7XnpivA0Os8",
+    # coverage 7.11.3
+    "sha256=I_HSP6YGMBHmO3o5EFZ219xU70j8jb692Azgc4BOyhc",
+    "sha256=QhgHUH3WlxA5s_Bt1itEr9ECjSn-RgJBwa17u9d7tVE",
+    "sha256=_VhSumlIVPf4A_Br3bPSyfpOeWl7PtfgrLNFWmBHSIs",
+    "sha256=c-WzBMl8koEIhlFYJyUBC3b4PnB6Wl_lAgcgbLrBnSg",
+    "sha256=etf6pkc6DrcN95vSACOF4MRF-_WlwWw_lsY5sA8L5-Q",
+    "sha256=fs_06e3APOGYg1-pVUHOzLlxjmR4vCmtQ0LF9bDZGJk",
+    "sha256=kARJtkVmgONbU2jofjwICChabzz3Emnbw7wZGcmbQ2E",
+    "sha256=m5dQIPLfMXAiIyqO39hWRu82C-Jyd3sux-R_wz2CyB4",
+    "sha256=wMEqMZg0R2Dh0FIyep-7QsoZ50CwQ_FKqB_mguHr1hc",
+    "sha256=xcC5xxE4U_TJtE3xzvSRUNFxUKge_OxeYJrfDPNnqIs",
+    # coverage 7.12.0
+    "sha256=I_HSP6YGMBHmO3o5EFZ219xU70j8jb692Azgc4BOyhc",
+    "sha256=QhgHUH3WlxA5s_Bt1itEr9ECjSn-RgJBwa17u9d7tVE",
+    "sha256=_MTUmKHDrcHD6W6KSadxeNAl49skL2DwidmoUsNtgvc",
+    "sha256=_VhSumlIVPf4A_Br3bPSyfpOeWl7PtfgrLNFWmBHSIs",
+    "sha256=c-WzBMl8koEIhlFYJyUBC3b4PnB6Wl_lAgcgbLrBnSg",
+    "sha256=etf6pkc6DrcN95vSACOF4MRF-_WlwWw_lsY5sA8L5-Q",
+    "sha256=fs_06e3APOGYg1-pVUHOzLlxjmR4vCmtQ0LF9bDZGJk",
+    "sha256=hs5EPqnuvBX4MGdC6fksmKNNp-3OEJY2WEvi95x0lBs",
+    "sha256=kARJtkVmgONbU2jofjwICChabzz3Emnbw7wZGcmbQ2E",
+    "sha256=m5dQIPLfMXAiIyqO39hWRu82C-Jyd3sux-R_wz2CyB4",
+    # coverage 7.13.5
+    "sha256=104_hLmCnsPuWscRRwe08XzWxGAiPSAbKfCVRkzIzP8",
+    "sha256=2UrlbKOLFMChRxXqGI7MHwprnizuZXTvYFmbXeRhsjQ",
+    "sha256=3MR9SDY_o0cEf4cCu7hkIWm5xlWsMUMplGF7qq2DD50",
+    "sha256=JN27zXeFP-eXOJfv7BtLmpiATjA92LnZDGAxhby7rVA",
+    "sha256=VUgP09ZpYnlfQwJZE988yhIv2UIq9WLGyDm2MREeR2w",
+    "sha256=_x2DU8Jiu0hVICrfA5dYUnjNxN_QGHGDp39pqYwMzsk",
+    "sha256=aXJV69FqwF4j4wgeKJSEsvItUMYiU5paxRBGlb-_-TY",
+    "sha256=h-9nvGI3XyKnycy1S32Ee4n_p5vrao0WQh6wogNbQeU",
+    "sha256=tHqGeMWQtuJUZTKt9PgtgkgrY2FUoV6uCwkbJ2qSdcY",
+    "sha256=wNclLbubRuYq7ebuOBCPiFM90Nje_NDvUHQ4m_kVoo0",
+    # coverage 7.14.3
+    "sha256=25L0kppp4LmzB7tkcPJb3Y_WeUXSBLKuqpKUZ0dSP7I",
+    "sha256=ByIAhHn9lLLeG2H9TvkJj2f3qPGzbREpIxslzsJxoSQ",
+    "sha256=OOfd8UB-ETvn69COxa8ETx8_liAVMc4iw0CjAEKBUEQ",
+    "sha256=T8P96HhWydCwLKah0aqwoLDzNE6SyIdIJ0vIPO7b9ZE",
+    "sha256=XJiNJ9p9S9pWPxeypWrEdio5HIYU94CJ-28tfCTxJJs",
+    "sha256=ikd7ygmheBv5aDUWHdOC4sV3nwQqpGjEvgt1rHiqjQI",
+    "sha256=kZFM298JuSBzDspNSN3raiDpI7AEMuz4yrgf_fJy0tE",
+    "sha256=sWMD3PakQOOwkGZhPGnVQLk7Sl99ETdgjCkfUEnQ9mg",
+    "sha256=tCQRT16SouKg3jPUVbszJE9ozrSKT4ORtG3uBOJIn2A",
+    "sha256=tULPFNnh1PDWrmDNnTcK3V3REpMpD2qjB-kX5zbH-_k",
+    # coverage 7.15.4
+    "sha256=25L0kppp4LmzB7tkcPJb3Y_WeUXSBLKuqpKUZ0dSP7I",
+    "sha256=82G79ZOwN8t7XmA-DaeV4Jje-tizJnCCZso19o5qsgA",
+    "sha256=T8P96HhWydCwLKah0aqwoLDzNE6SyIdIJ0vIPO7b9ZE",
+    "sha256=Wr3bSmEvCODw8LW5o_vqxJo5bsPL41w_WiJjk8NJ1uU",
+    "sha256=XJiNJ9p9S9pWPxeypWrEdio5HIYU94CJ-28tfCTxJJs",
+    "sha256=ZKlcrtH8D6ND4tlyIm42hR6I_InGykR8EwYujfSOu1M",
+    "sha256=ikd7ygmheBv5aDUWHdOC4sV3nwQqpGjEvgt1rHiqjQI",
+    "sha256=kZFM298JuSBzDspNSN3raiDpI7AEMuz4yrgf_fJy0tE",
+    "sha256=tCQRT16SouKg3jPUVbszJE9ozrSKT4ORtG3uBOJIn2A",
+    "sha256=xnO5ngyfu5hVn_RuDebHJs1dSMJzdR1xBeIyK04ywJE",
+    # coverage 7.16.2
+    "sha256=6rkPjjGh4vm7kTh-ypJ8TxtL9RfleE26ggBdSF-rM-Q",
+    "sha256=DB8Lx5U33CkhhF45K6j0INlLwKGT6CABDmOJcgzdm0Y",
+    "sha256=E2TKxeVErRXmU1cGznL4v_zhsDckBLLeC3nRgITRL9E",
+    "sha256=EohbK67S6mlx_WgtkzHV2hIUHO_FDy3zko5fCTJhIvw",
+    "sha256=PPFzzf7K6dzd_qlFKPR5sNbhO9Qng9-3Ap1skOh08uY",
+    "sha256=QI251DY_NwE_UDgz0u3SAiXl7YZNj-SmtZMFpMJA62E",
+    "sha256=agMP_vqkJkmzf5Z1tXRzXWq4v7AbK9OuyX4NhQnZq4Y",
+    "sha256=egWnFz7AYViDFWZZpTlDqqoTpxjHeUSelcVchFMIC6U",
+    "sha256=ibvqsnv500p9PvlGcQ5cqG1fE2aPbmoCgxV3p1ObpBg",
+    "sha256=y1FxYVULql9nMqgHK-16iIS6wX4qasw2O0p1BDAbDjY",
+    # coverage 7.17.5
+    "sha256=0UEWGogBv7dhfFTKpU62oRP8_UVU9eBr9PH8djL_oYY",
+    "sha256=3IhRmlaFcnkUFMhBZCI8lasUB1hCwlbnfoG6ScJbzeg",
+    "sha256=6lCT6y1VDUZYKpxT-vT6l6cqljMwtnbXFhCIX5mMb4k",
+    "sha256=CCnnmXN7rrZGgIHoFbwLbq9PIAKbOLn6veYAlKuO2MI",
+    "sha256=KnPFDuFLBJKJ9ojSiJEVoKjBr2gEpud09SNzvJZTNfU",
+    "sha256=PFmMOb47hvcXx7CQj1GKn-f_A-jR6Fj42qDmf4vcp_Y",
+    "sha256=jcMGTnkwP2UA3-VDPh01-MfcWMNlVPXdVjWf13nuVg0",
+    "sha256=miVWphbLgj5gwpOSy2CQvf7eCxCsQ00ekE1h1gRe2y0",
+    # coverage 7.18.0
+    "sha256=Alua8xzk0ucBc7HiLDC_y-PgVbaRQfiW0CAUqnMJQjM",
+    "sha256=fvg62GVEVJDiG84dpdLQAHS3xsKxH5UypJdjA4gtnT8",
+    "sha256=i4XNqtSogwDwVoKmtSEMqx071yc1LXl-6-_1Zb5Wa7s",
+    "sha256=tC9jPRqe2Belnu87a7fRUhyMdLG-611v453Wefd9ll4",
+    "sha256=tEN4yfIEabpn1Cqg13gFOuSd-_2u8cOF8S4FvORxlk8",
+    "sha256=uN5GaLu3lKJ_5yLl_kgV9DaoCOG3v7qBMkL-C3rlyzg",
+    "sha256=xNWPa33KnhP-RYXTz2K0ibFQATpwjXL-IzoiKvNdc-o",
+    "sha256=zLGqGdXOtOhF2u8q-eg-Az9n98RA1h5Uz0URMeKLhFM",
+))
+
+
 #: scikit-build-core's and meson-python's editable loaders, data masked
 #: (:func:`.templates.masked_form` with :data:`.templates.LOADER_CALLS`): the releases
 #: generating each form (``.start``: the ``entrypoint()`` form for a ``.start`` file).
