@@ -316,3 +316,33 @@ def test_a_meson_loaders_form_masks_its_data_but_its_command_must_be_a_builder()
     assert loader("['/opt/x/ninja']") == (True, digest)
     assert loader("['sh', '-c', 'curl x | sh']")[0] is False
     assert loader("['/usr/bin/ninja']", RUN)[1] not in EDITABLE_LOADER
+
+
+#: setuptools' own files of its ``distutils-precedence.pth`` template, and modules beyond
+#: them: ``_distutils_hack``'s functions import ``setuptools._distutils``.
+BEYOND = ("distutils-precedence.pth", "_distutils_hack/__init__.py",
+          "_distutils_hack/override.py", "setuptools/__init__.py",
+          "setuptools/_distutils/__init__.py")
+
+
+@pytest.mark.parametrize("guarded_target", [*target_params("debian")[:1], *spread(
+    ROTATED, targets="hermetic", ways=6, offset=1)], indirect=True)
+def test_what_a_template_reaches_beyond_its_own_files_is_judged(guarded_target, tmp_path):
+    """setuptools 80.9.0's real template files (pinned) in a wheel named setuptools with a
+    payload in ``setuptools/_distutils/__init__.py``, which ``_distutils_hack``'s functions
+    import, its RECORD vouching for all: the ``.pth`` keeps its template (its own files are
+    exactly setuptools'), but what runs beyond them is not excused: the line is high."""
+    t = guarded_target
+    with zipfile.ZipFile(wheel("setuptools", "80.9.0")) as z:
+        files = {n: z.read(n).decode() for n in BEYOND}
+    files["setuptools/_distutils/__init__.py"] += "\n\n" + RUN
+    _unpack(t, _wheel(tmp_path, "setuptools", files), t.local_dir)
+    report = _check(t)
+    path = str(t.local_dir / "distutils-precedence.pth")
+    f = _file(report, path)
+    assert f["owner"]["kind"] == "distribution" and f["owner"]["verified"] is True, f
+    assert f["template"] == "setuptools distutils-precedence", f
+    danger = _about(report, path).get("dangerous-startup-code")
+    assert danger and danger["severity"] == "high", (path, _about(report, path))
+    assert "starts-processes" in danger["capabilities"], danger
+    assert any("setuptools._distutils" in e for e in danger["evidence"]), danger
