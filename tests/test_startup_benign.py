@@ -426,7 +426,8 @@ def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_targ
 BACKENDS: Tuple[Tuple[str, str], ...] = (
     ("hatchling", "1.33.0"), ("pdm-backend", "2.5.0"), ("scikit-build-core", "1.1.2"),
     ("editables", "0.6"), ("packaging", "26.4"), ("pathspec", "1.1.1"), ("pluggy", "1.7.0"),
-    ("tomlkit", "0.15.3"), ("trove-classifiers", "2026.9.21.13"))
+    ("tomlkit", "0.15.3"), ("trove-classifiers", "2026.9.21.13"), ("meson", "1.12.1"),
+    ("meson-python", "0.22.1"), ("pyproject-metadata", "0.12.1"))
 #: ``(project name, build-system table and tool tables, the template its file is)``.
 BACKEND_PROJECTS = (
     ("swr-hatch-edit", '[build-system]\nrequires = ["hatchling"]\nbuild-backend = '
@@ -439,14 +440,21 @@ BACKEND_PROJECTS = (
     ("swr-skb-edit", '[build-system]\nrequires = ["scikit-build-core"]\nbuild-backend = '
      '"scikit_build_core.build"\n{project}[tool.scikit-build]\neditable.mode = "redirect"\n'
      'wheel.packages = ["swr_skb_edit"]\n', "editable install loader"),
+    ("swr-meson-edit", '[build-system]\nrequires = ["meson-python"]\nbuild-backend = '
+     '"mesonpy"\n{project}', "editable install loader"),
 )
+#: The meson-python project's build file (meson, then ninja, from the venv and the system).
+MESON_BUILD = ("project('swr-meson-edit', version: '1.0')\n"
+               "py = import('python').find_installation()\n"
+               "py.install_sources('swr_meson_edit/__init__.py', subdir: 'swr_meson_edit')\n")
 
 
 @pytest.mark.parametrize("bare_target", _targets(), indirect=True)
 def test_editable_loaders_of_build_backends_are_templates(bare_target):
     """Editable installs hatchling (``dev-mode-exact``: ``editables``' bootstrap),
-    pdm-backend (its ``editables`` backend) and scikit-build-core (its redirecting loader,
-    a CMake project of no language) build, in a venv of Debian 12's python: each startup
+    pdm-backend (its ``editables`` backend), scikit-build-core (its redirecting loader,
+    a CMake project of no language) and meson-python (its loader, which rebuilds with
+    ninja on import) build, in a venv of Debian 12's python: each startup
     file is its template (generated form, author per ``WHEEL``), nothing above ``low``; the
     loader with a payload appended is judged as code: high."""
     t = bare_target
@@ -465,17 +473,25 @@ def test_editable_loaders_of_build_backends_are_templates(bare_target):
         (proj / "CMakeLists.txt").write_text(
             "cmake_minimum_required(VERSION 3.15)\nproject(${SKBUILD_PROJECT_NAME} "
             "LANGUAGES NONE)\n")
+        (proj / "meson.build").write_text(MESON_BUILD)
         for d in (proj, proj / package):
             d.chmod(0o755)
-        _pip_in(t, python, "install", "--no-build-isolation", "-e", str(proj))
-        proc = t.run([python, "-c", "import %s as m; print(m.WHO)" % package])
+        path = "%s:/usr/bin:/bin" % (venv / "bin")
+        proc = t.run([python, "-m", "pip", "install", "--no-index", "--no-deps", "-q",
+                      "--disable-pip-version-check", "--no-cache-dir", "--no-build-isolation",
+                      "-e", str(proj)], env={"PATH": path, "PYTHONPATH": str(
+                          pip_dir(pip_versions_for(t.version)[-1]))})
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        proc = t.run([python, "-c", "import %s as m; print(m.WHO)" % package],
+                     env={"PATH": path})
         assert proc.stdout.strip() == name, proc
     report, judged = _venv_report(t, python)
     site = next(venv.glob("lib/python3*/site-packages"))
     got = {}
     for f in report["startup"]["files"]:
         for name, _p, _t in BACKEND_PROJECTS:
-            if f["path"].startswith(str(site)) and name.replace("-", "_") in f["path"] and \
+            if f["path"].startswith(str(site)) and (name.replace("-", "_") in f["path"]
+                                                    or name in f["path"]) and \
                     any(x["kind"] == "import" for x in f["lines"]):
                 got[name] = f["template"]
     assert got == {n: tpl for n, _p, tpl in BACKEND_PROJECTS}, judged
