@@ -330,3 +330,46 @@ def test_verify_dpkg_reads_md5sums_and_conffiles(tmp_path):
     v = verify("python3-x", pth)
     assert v.verified is False, (v.verified, v.mismatch)
     assert verify("python3-x", link).verified is None  # not under /etc: no conffile here
+
+
+def _debian_deb(name: str) -> Path:
+    """``name``'s .deb at the host's candidate version (``apt-get download``, cached)."""
+    import subprocess  # reason: only this test downloads a package
+    directory = Path.home() / ".cache" / "sitewarden-tests" / "debs" / "bookworm"
+    directory.mkdir(parents=True, exist_ok=True)
+    found = sorted(directory.glob("%s_*.deb" % name))
+    if not found:
+        proc = subprocess.run(["apt-get", "download", name], cwd=str(directory),
+                              capture_output=True, text=True, timeout=300)
+        found = sorted(directory.glob("%s_*.deb" % name))
+        assert found, proc.stdout + proc.stderr
+    return found[-1]
+
+
+@pytest.mark.debian
+def test_debians_coverage_is_pinned_and_its_line_is_benign():
+    """Debian 12's python3-coverage (dpkg -i in the host's namespace), and coverage's
+    documented line in a .pth of the user's: the coverage template (its modules verified
+    against the package's md5sums, whose rows are pinned; its C tracer's md5 too): nothing
+    of coverage's is flagged."""
+    t = DebianGuarded(extra_overlays=["/var/lib/dpkg", "/var/log", "/usr/bin", "/usr/share"])
+    try:
+        deb = _debian_deb("python3-coverage")
+        inside = "/tmp/" + deb.name
+        t.put(Path(inside), data=deb.read_bytes())
+        proc = t.run(["dpkg", "-i", "--force-depends", inside])
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        pth = t.local_dir / "zz-swr-coverage.pth"
+        t.put(pth, data=b"import coverage; coverage.process_startup()\n")
+        report = _report(t)
+        f = _file(report, str(pth))
+        assert f["template"] == "coverage.py process_startup", f
+        bad = [x for x in report["findings"] if x["severity"] in ("medium", "high")]
+        # coverage's own code is excused; Debian's coverage imports six, beyond coverage's
+        # own files: what six hides (a computed import, __path__ changes) is unread as any
+        # module's is (unread-startup-code), nothing else
+        assert all(x["kind"] == "unread-startup-code" and all(
+            u.startswith("six ") for u in x["unread"]) for x in bad), "\n".join(
+                x["message"] for x in bad)
+    finally:
+        t.close()

@@ -419,16 +419,31 @@ _coverage_digests = {}  # metadata directory -> its pure-Python content's digest
 
 
 def _coverage_pinned(owner):
-    """Is the coverage distribution ``owner`` (verified) a pinned release
+    """Is the coverage.py ``owner`` (verified) a pinned release
     (:data:`.template_digests.COVERAGE`): the sha256 over the sorted ``path hash`` rows its
-    RECORD has for the ``.py`` files of ``coverage/``?  Each module read was verified
-    against that RECORD, so what runs is the pinned content.  Debian's python3-coverage
-    is not pinned: judged as code."""
-    if owner.kind != "distribution" or not owner.metadata:
+    record has for the ``.py`` files of ``coverage/`` (the distribution's RECORD, or the
+    Debian package's ``md5sums``)?  Each module read was verified against that record, so
+    what runs is the pinned content."""
+    key = owner.metadata if owner.kind == "distribution" else owner.package
+    if not key:
         return False
-    if owner.metadata not in _coverage_digests:
-        _coverage_digests[owner.metadata] = _record_digest(owner.metadata, "coverage/")
-    return _coverage_digests[owner.metadata] in template_digests.COVERAGE
+    if key not in _coverage_digests:
+        _coverage_digests[key] = _record_digest(owner.metadata, "coverage/") \
+            if owner.kind == "distribution" else _md5sums_digest(owner.package, "coverage/")
+    return _coverage_digests[key] in template_digests.COVERAGE
+
+
+def _md5sums_digest(package, top):
+    """As :func:`_record_digest`, from the Debian ``package``'s ``md5sums`` (the rows
+    under ``usr/lib/python3/dist-packages/``: ``path md5``), or None."""
+    rows, base = [], "usr/lib/python3/dist-packages/"
+    for name in integrity._md5sums_names(package, integrity.DPKG_INFO):
+        data = integrity.read_list(name) or b""
+        for line in data.decode("utf-8", "surrogateescape").splitlines():
+            md5, _sep, path = line.partition("  ")
+            if path.startswith(base + top) and path.endswith(".py"):
+                rows.append((path[len(base):], md5))
+    return _rows_digest(sorted(rows))
 
 
 def _record_digest(metadata, package):
@@ -439,8 +454,12 @@ def _record_digest(metadata, package):
             text = fh.read(4 * READ_LIMIT)
     except (OSError, UnicodeError):
         return None
-    rows = sorted(row[:2] for row in (line.rsplit(",", 2) for line in text.splitlines())
-                  if len(row) == 3 and row[0].startswith(package) and row[0].endswith(".py"))
+    return _rows_digest(sorted(
+        tuple(row[:2]) for row in (line.rsplit(",", 2) for line in text.splitlines())
+        if len(row) == 3 and row[0].startswith(package) and row[0].endswith(".py")))
+
+
+def _rows_digest(rows):
     h = integrity._hasher("sha256") if rows else None
     if h is None:
         return None

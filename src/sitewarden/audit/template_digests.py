@@ -108,11 +108,14 @@ UV_VIRTUALENV = {
 #: coverage.py's pure-Python content per release: sha256 over the sorted rows
 #: ``"coverage/x.py sha256=<urlsafe b64, unpadded>\n"`` of each ``.py`` file under
 #: ``coverage/`` (the rows a RECORD pip writes holds for them).  Collected from the wheels
-#: on PyPI (the pure ``py3-none-any`` wheel from 7.6.11, before it a manylinux one: the same
-#: ``.py`` files): ``pip download --no-deps --only-binary=:all: coverage==X``, then those
-#: rows from each wheel's files, sorted, joined, hashed.  The last release of each minor
-#: version from 6.5 to 7.9, every release from 7.10.
+#: on PyPI (the pure ``py3-none-any`` wheel from 7.6.11, before it a manylinux one: the
+#: same ``.py`` files): ``pip download --no-deps --only-binary=:all: coverage==X``, then
+#: those rows from each wheel's files, sorted, joined, hashed.  The last release of each
+#: minor version from 6.5 to 7.9, every release from 7.10.  Debian's package: the rows
+#: ``"coverage/x.py <md5 hex>\n"`` of its ``md5sums`` (``apt-get download``, Debian 12's).
 COVERAGE = {
+    "1ef7e32c7081933c88d34dc6b6e2f4661903cb35e28cafc4c46d6666c40c9fe6":
+        "Debian 12 python3-coverage 6.5.0+dfsg1-2+b1 (its md5sums: path md5)",
     "6229b60d591a2df3045af91338557364337da13eb8f8bec30a9c69c125d125ac":
         "coverage 6.5.0",
     "7fa1584ba232618bdd8438151d7765438f94be1ae063dd04a2b39c2d3654b693":
@@ -235,6 +238,8 @@ COVERAGE = {
 #: last release of each minor version from 7.10 and 7.10.6; another platform's tracer is
 #: unread (``unread-startup-code``), never excused.
 COVERAGE_TRACER = frozenset((
+    # Debian 12 python3-coverage 6.5.0+dfsg1-2+b1, amd64 (its md5sums)
+    "89d762309bc4416eb8d69ff515a13cb7",
     # coverage 7.10.6
     "sha256=-0aoc-J0KsYCEv5k0T9-Cf4OcGiOFfhD7bBMYIK_Kfk",
     "sha256=05ROdNhdNkNaFEZI2fQOiLkUB4qglEHx663QZSaZajY",
