@@ -107,9 +107,9 @@ def _stock_is_verified(report) -> None:
                 or x["severity"] == "high"], report["findings"]
 
 
-def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
-    t = debian_dpkg
-    conf = "/etc/python%d.%d/sitecustomize.py" % t.version[:2]
+def _stock_checked(t, conf: str):
+    """Debian's stock startup files: verified, the conffile's, setuptools' the template;
+    ``(the sitecustomize's entries, the .pth's stock bytes)``."""
     stock = _report(t)
     _stock_is_verified(stock)
     sc = [f for f in stock["startup"]["files"] if f["kind"] == "sitecustomize"]
@@ -122,9 +122,12 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     original = t.read_bytes(Path(DP))
     assert hack["owner"]["expected"] == _md5(original), hack
     assert hack["template"] == "setuptools distutils-precedence", hack  # Debian's, pinned
+    return sc, original
 
-    # The module behind Debian's verified .pth, changed in a way no capability shows:
-    # checked against python3-setuptools' md5sums, high, never the template.
+
+def _changed_module_is_found(t) -> None:
+    """The module behind Debian's verified .pth, changed in a way no capability shows:
+    checked against python3-setuptools' md5sums, high, never the template."""
     module = Path(HACK)
     stock_module = t.read_bytes(module)
     t.write_bytes(module, stock_module + b"\n# swr-integ: changed\n")
@@ -137,6 +140,13 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     assert changed["command"] == "apt install --reinstall python3-setuptools", changed
     assert changed["expected"] == _md5(stock_module), changed
     t.write_bytes(module, stock_module)
+
+
+def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
+    t = debian_dpkg
+    conf = "/etc/python%d.%d/sitecustomize.py" % t.version[:2]
+    sc, original = _stock_checked(t, conf)
+    _changed_module_is_found(t)
 
     # Tampered: setuptools' file (this target's share of the three ways), Debian's
     # conffile, and a .pth whose path was appended to python3-six's list by hand.
@@ -167,31 +177,35 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         if text is None:
             continue
         assert "%s [Debian package python3-setuptools, MODIFIED" % DP in text, text
+        _conffile_and_planted(report, text, sc, conf_text)
 
-        # The conffile: changed by the administrator, medium.
-        (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
-        assert changed["severity"] == "medium" and changed["conffile"] is True, changed
-        assert "changed by the administrator" in changed["message"], changed
-        assert changed["command"] == (
-            "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
-            % sc[0]["owner"]["package"]), changed
-        owner = _file(report, sc[0]["path"])["owner"]
-        assert owner["verified"] is False and owner["record"] == "conffile", owner
-        assert owner["expected"] == _md5(conf_text), owner
-        assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
-        assert "conffile changed]" in text, text
 
-        # Claimed by python3-six's list, which has no hash of it: judged as unowned.
-        planted = _file(report, PLANTED)
-        assert planted["owner"]["kind"] == "dpkg", planted
-        assert planted["owner"]["package"] == "python3-six", planted
-        assert planted["owner"]["verified"] is None, planted
-        (unowned,) = _about(report, PLANTED)
-        assert unowned["kind"] == "unowned-startup-code", unowned
-        assert unowned["severity"] == "medium", unowned
-        assert unowned["claimed_by"] == "Debian package python3-six", unowned
-        assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
-        assert "%s [claimed by Debian package python3-six, not verified]" % PLANTED in text
+def _conffile_and_planted(report, text: str, sc, conf_text: bytes) -> None:
+    """The conffile, changed by the administrator: medium; a .pth python3-six's list
+    claims (no hash of it): judged as unowned."""
+    (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
+    assert changed["severity"] == "medium" and changed["conffile"] is True, changed
+    assert "changed by the administrator" in changed["message"], changed
+    assert changed["command"] == (
+        "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
+        % sc[0]["owner"]["package"]), changed
+    owner = _file(report, sc[0]["path"])["owner"]
+    assert owner["verified"] is False and owner["record"] == "conffile", owner
+    assert owner["expected"] == _md5(conf_text), owner
+    assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
+    assert "conffile changed]" in text, text
+
+    # Claimed by python3-six's list, which has no hash of it: judged as unowned.
+    planted = _file(report, PLANTED)
+    assert planted["owner"]["kind"] == "dpkg", planted
+    assert planted["owner"]["package"] == "python3-six", planted
+    assert planted["owner"]["verified"] is None, planted
+    (unowned,) = _about(report, PLANTED)
+    assert unowned["kind"] == "unowned-startup-code", unowned
+    assert unowned["severity"] == "medium", unowned
+    assert unowned["claimed_by"] == "Debian package python3-six", unowned
+    assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
+    assert "%s [claimed by Debian package python3-six, not verified]" % PLANTED in text
 
 
 # ------------------------------------------------------------ a distribution's RECORD

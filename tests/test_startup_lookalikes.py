@@ -66,14 +66,9 @@ def _file(report: dict, path: str) -> dict:
     return f
 
 
-@pytest.mark.parametrize("guarded_target", [*target_params("debian"), *spread(
-    ROTATED, targets="hermetic", ways=6)], indirect=True)
-def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_target):
-    """Every case at once, on every Debian target and a hermetic CPython or two."""
-    t = guarded_target
-    local = t.local_dir
-    finder = "__editable___swr_evil_0_1_finder"
-    other = t.tmp / "swr-other-site"
+def _plant_every_case(t, local, finder: str, other):
+    """Look-alikes with planted modules, a foreign sitewarden.pth, an exact template nobody
+    vouches for, world-writable files, the deployed hook edited: its path."""
     for d in (local / "coverage", local / "_distutils_hack", other / "sitewarden"):
         t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(d))
     planted = {
@@ -97,6 +92,18 @@ def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_tar
     hook = local / "sitewarden.pth"
     if t.version < (3, 18):
         t.write_bytes(hook, t.read_bytes(hook) + b"import os; 0 and os.system('true')\n")
+    return hook
+
+
+@pytest.mark.parametrize("guarded_target", [*target_params("debian"), *spread(
+    ROTATED, targets="hermetic", ways=6)], indirect=True)
+def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_target):
+    """Every case at once, on every Debian target and a hermetic CPython or two."""
+    t = guarded_target
+    local = t.local_dir
+    finder = "__editable___swr_evil_0_1_finder"
+    other = t.tmp / "swr-other-site"
+    hook = _plant_every_case(t, local, finder, other)
     report = _check(t)
 
     # Look-alikes of templates, with planted modules: judged by what they run.
