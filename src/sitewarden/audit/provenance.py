@@ -258,7 +258,8 @@ def _pinned_tool(f, path):
     if _coverages(o):
         return _coverage_pinned(o) and (path.endswith(".py") or _cached_for(
             path, f.modules) or _pinned_binary(f, path))
-    return _setuptools(o) and _digest(path) in template_digests.DISTUTILS_HACK
+    return _setuptools(o) and os.path.basename(os.path.dirname(path)) == "_distutils_hack" \
+        and _digest(path) in template_digests.DISTUTILS_HACK  # no other module is hashed
 
 
 def _pinned_binary(f, path):
