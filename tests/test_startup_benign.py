@@ -34,6 +34,12 @@ Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` 
 old one's ``_virtualenv.pth`` is the template; the new one writes none on 3.10+), and one
 ``uv venv`` makes (uv's own ``_virtualenv.pth``, the template too): nothing about their
 startup files above ``low``.
+
+coverage.py (a recent release, pinned per release): its documented line and pytest-cov's
+``.pth`` stay below ``medium``; the same release with a module changed by its own wheel is
+judged as code (high).  And editable installs other backends build: hatchling and
+pdm-backend through ``editables``, scikit-build-core's redirecting loader (a CMake project
+of no language): each its template, below ``medium``; the loader with a payload is high.
 """
 
 from __future__ import annotations
@@ -340,3 +346,161 @@ def test_setuptools_and_virtualenv_venvs_are_templates(bare_target):
             assert [(os.path.basename(f["path"]), f["template"]) for f in mine] == [
                 ("_virtualenv.pth", "virtualenv")], judged
         assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+
+
+# ---------------------------------------------------------------- coverage.py, pinned per release
+
+#: A recent coverage.py (its pure wheel: it ships ``a1_coverage.pth`` of its own) and
+#: pytest-cov; coverage's whole package runs behind its documented line.
+COVERAGE = ("coverage", "7.18.0")
+PYTEST_COV = ("pytest-cov", "6.3.0")
+
+
+def _rebuilt(whl: Path, out: Path, edit: Dict[str, bytes]) -> Path:
+    """``whl`` with the members of ``edit`` replaced and a RECORD that lists every file
+    with its hash, as a wheel whose author changed them would be."""
+    import base64
+    import hashlib
+    with zipfile.ZipFile(whl) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members.update(edit)
+    record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+    rows = ["%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest())
+                                 .rstrip(b"=").decode(), len(d))
+            for n, d in sorted(members.items()) if n != record]
+    members[record] = ("\n".join(rows + [record + ",,"]) + "\n").encode()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, d in members.items():
+            z.writestr(n, d)
+    return out
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_target):
+    """coverage's documented line and pytest-cov's ``.pth`` in a venv with a real, recent
+    coverage.py (pinned: ``template_digests.COVERAGE``): coverage's own ``exec``/``eval``
+    and processes are excused, nothing above ``low``.  The same release with one module
+    changed by its wheel (a RECORD of its own vouching for it): no longer pinned, judged as
+    any code is: the line is high (``dangerous-startup-code``), never the template."""
+    t = bare_target
+    real = pure_wheel(*COVERAGE)
+    t.tmp.chmod(0o755)
+    kinds = {"pinned": real}
+    platform = wheel(*COVERAGE)  # the running Python's: its C tracer, pinned per wheel
+    if "-cp%d%d-" % t.version[:2] in platform.name:
+        kinds["platform"] = platform
+    with zipfile.ZipFile(real) as z:
+        version = z.read("coverage/version.py") + b"\n# rebuilt\n"
+    kinds["changed"] = _rebuilt(real, t.tmp / real.name, {"coverage/version.py": version})
+    for kind, whl in kinds.items():
+        venv = t.tmp / ("cov-" + kind)
+        assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
+        python = str(venv / "bin" / "python")
+        _pip_in(t, python, "install", str(whl), str(pure_wheel(*PYTEST_COV)))
+        site = next(venv.glob("lib/python3*/site-packages"))
+        t.put(site / COVERAGE_PTH, data=b"import coverage; coverage.process_startup()\n")
+        proc = t.run([python, "-c", "import coverage; print(coverage.__version__)"])
+        assert (proc.returncode, proc.stdout.strip()) == (0, COVERAGE[1]), proc
+        report, judged = _venv_report(t, python)
+        files = {os.path.basename(f["path"]): f for f in report["startup"]["files"]
+                 if f["path"].startswith(str(venv))}
+        assert files[COVERAGE_PTH]["owner"]["kind"] is None, judged
+        assert files["pytest-cov.pth"]["owner"]["verified"] is True, judged
+        if kind != "changed":
+            assert files[COVERAGE_PTH]["template"] == "coverage.py process_startup", judged
+            assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+            continue
+        assert files[COVERAGE_PTH]["template"] is None, judged
+        high = {(os.path.basename(x["file"]), x["kind"]) for x in report["findings"]
+                if x["severity"] == "high" and x.get("file")}
+        assert (COVERAGE_PTH, "dangerous-startup-code") in high, judged
+        # pytest-cov's line imports pytest_cov.embed only when asked (its exec literal):
+        # read one step, it does nothing of coverage's, as coverage's own a1_coverage.pth
+        assert not [x for x in high if x[0] != COVERAGE_PTH], judged
+
+
+# --------------------------------------------- editable loaders other build backends generate
+
+#: Build backends (pure wheels) and what they import: each builds an editable install here
+#: whose startup file imports a module it generated.
+BACKENDS: Tuple[Tuple[str, str], ...] = (
+    ("hatchling", "1.33.0"), ("pdm-backend", "2.5.0"), ("scikit-build-core", "1.1.2"),
+    ("editables", "0.6"), ("packaging", "26.4"), ("pathspec", "1.1.1"), ("pluggy", "1.7.0"),
+    ("tomlkit", "0.15.3"), ("trove-classifiers", "2026.9.21.13"), ("meson", "1.12.1"),
+    ("meson-python", "0.22.1"), ("pyproject-metadata", "0.12.1"))
+#: ``(project name, build-system table and tool tables, the template its file is)``.
+BACKEND_PROJECTS = (
+    ("swr-hatch-edit", '[build-system]\nrequires = ["hatchling"]\nbuild-backend = '
+     '"hatchling.build"\n{project}[tool.hatch.build]\ndev-mode-exact = true\n'
+     '[tool.hatch.build.targets.wheel]\npackages = ["swr_hatch_edit"]\n',
+     "editables redirector"),
+    ("swr-pdm-edit", '[build-system]\nrequires = ["pdm-backend"]\nbuild-backend = '
+     '"pdm.backend"\n{project}[tool.pdm.build]\neditable-backend = "editables"\n',
+     "editables redirector"),
+    ("swr-skb-edit", '[build-system]\nrequires = ["scikit-build-core"]\nbuild-backend = '
+     '"scikit_build_core.build"\n{project}[tool.scikit-build]\neditable.mode = "redirect"\n'
+     'wheel.packages = ["swr_skb_edit"]\n', "editable install loader"),
+    ("swr-meson-edit", '[build-system]\nrequires = ["meson-python"]\nbuild-backend = '
+     '"mesonpy"\n{project}', "editable install loader"),
+)
+#: The meson-python project's build file (meson, then ninja, from the venv and the system).
+MESON_BUILD = ("project('swr-meson-edit', version: '1.0')\n"
+               "py = import('python').find_installation()\n"
+               "py.install_sources('swr_meson_edit/__init__.py', subdir: 'swr_meson_edit')\n")
+
+
+@pytest.mark.parametrize("bare_target", _targets(), indirect=True)
+def test_editable_loaders_of_build_backends_are_templates(bare_target):
+    """Editable installs hatchling (``dev-mode-exact``: ``editables``' bootstrap),
+    pdm-backend (its ``editables`` backend), scikit-build-core (its redirecting loader,
+    a CMake project of no language) and meson-python (its loader, which rebuilds with
+    ninja on import) build, in a venv of Debian 12's python: each startup
+    file is its template (generated form, author per ``WHEEL``), nothing above ``low``; the
+    loader with a payload appended is judged as code: high."""
+    t = bare_target
+    venv = t.tmp / "backends"
+    assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
+    python = str(venv / "bin" / "python")
+    _pip_in(t, python, "install", *(str(pure_wheel(*w)) for w in BACKENDS))
+    t.tmp.chmod(0o755)
+    for name, pyproject, _template in BACKEND_PROJECTS:
+        package = name.replace("-", "_")
+        proj = t.tmp / name
+        (proj / package).mkdir(parents=True)
+        (proj / package / "__init__.py").write_text("WHO = %r\n" % name)
+        (proj / "pyproject.toml").write_text(pyproject.format(
+            project='[project]\nname = "%s"\nversion = "1.0"\n' % name))
+        (proj / "CMakeLists.txt").write_text(
+            "cmake_minimum_required(VERSION 3.15)\nproject(${SKBUILD_PROJECT_NAME} "
+            "LANGUAGES NONE)\n")
+        (proj / "meson.build").write_text(MESON_BUILD)
+        for d in (proj, proj / package):
+            d.chmod(0o755)
+        path = "%s:/usr/bin:/bin" % (venv / "bin")
+        proc = t.run([python, "-m", "pip", "install", "--no-index", "--no-deps", "-q",
+                      "--disable-pip-version-check", "--no-cache-dir", "--no-build-isolation",
+                      "-e", str(proj)], env={"PATH": path, "PYTHONPATH": str(
+                          pip_dir(pip_versions_for(t.version)[-1]))})
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        proc = t.run([python, "-c", "import %s as m; print(m.WHO)" % package],
+                     env={"PATH": path})
+        assert proc.stdout.strip() == name, proc
+    report, judged = _venv_report(t, python)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    got = {}
+    for f in report["startup"]["files"]:
+        for name, _p, _t in BACKEND_PROJECTS:
+            if f["path"].startswith(str(site)) and (name.replace("-", "_") in f["path"]
+                                                    or name in f["path"]) and \
+                    any(x["kind"] == "import" for x in f["lines"]):
+                got[name] = f["template"]
+    assert got == {n: tpl for n, _p, tpl in BACKEND_PROJECTS}, judged
+    assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
+    # the same loader, a payload appended: no generated form, judged as any code is
+    loader = next(site.glob("_editable_skbc_*.py"))
+    t.put(loader, data=loader.read_bytes() + b"\ndef _later():\n    import subprocess\n"
+          b"    subprocess.run(['id'])\n")
+    report, judged = _venv_report(t, python)
+    high = [x for x in report["findings"] if x["severity"] == "high"
+            and "swr_skb_edit" in (x.get("file") or "")]
+    assert {x["kind"] for x in high} >= {"dangerous-startup-code"}, judged

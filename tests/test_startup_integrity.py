@@ -101,11 +101,15 @@ def _stock_is_verified(report) -> None:
             assert owner["verified"] is None, f
     assert not [x for x in report["findings"] if x["kind"] == "startup-file-modified"
                 or (x["kind"] == "unowned-startup-code" and "owner" in x)], report["findings"]
+    # what Debian's files reach beyond their templates' own (setuptools behind
+    # _distutils_hack) is read whole and does nothing dangerous
+    assert not [x for x in report["findings"] if x["kind"] == "unread-startup-code"
+                or x["severity"] == "high"], report["findings"]
 
 
-def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
-    t = debian_dpkg
-    conf = "/etc/python%d.%d/sitecustomize.py" % t.version[:2]
+def _stock_checked(t, conf: str):
+    """Debian's stock startup files: verified, the conffile's, setuptools' the template;
+    ``(the sitecustomize's entries, the .pth's stock bytes)``."""
     stock = _report(t)
     _stock_is_verified(stock)
     sc = [f for f in stock["startup"]["files"] if f["kind"] == "sitecustomize"]
@@ -118,9 +122,12 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     original = t.read_bytes(Path(DP))
     assert hack["owner"]["expected"] == _md5(original), hack
     assert hack["template"] == "setuptools distutils-precedence", hack  # Debian's, pinned
+    return sc, original
 
-    # The module behind Debian's verified .pth, changed in a way no capability shows:
-    # checked against python3-setuptools' md5sums, high, never the template.
+
+def _changed_module_is_found(t) -> None:
+    """The module behind Debian's verified .pth, changed in a way no capability shows:
+    checked against python3-setuptools' md5sums, high, never the template."""
     module = Path(HACK)
     stock_module = t.read_bytes(module)
     t.write_bytes(module, stock_module + b"\n# swr-integ: changed\n")
@@ -134,6 +141,13 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
     assert changed["command"] == "apt install --reinstall python3-setuptools", changed
     assert changed["expected"] == _md5(stock_module), changed
     t.write_bytes(module, stock_module)
+
+
+def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
+    t = debian_dpkg
+    conf = "/etc/python%d.%d/sitecustomize.py" % t.version[:2]
+    sc, original = _stock_checked(t, conf)
+    _changed_module_is_found(t)
 
     # Tampered: setuptools' file (this target's share of the three ways), Debian's
     # conffile, and a .pth whose path was appended to python3-six's list by hand.
@@ -165,32 +179,36 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         if text is None:
             continue
         assert "%s [Debian package python3-setuptools, MODIFIED" % DP in text, text
+        _conffile_and_planted(report, text, sc, conf_text)
 
-        # The conffile: changed by the administrator, medium.
-        (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
-        assert changed["severity"] == "medium" and changed["conffile"] is True, changed
-        assert "changed by the administrator" in changed["message"], changed
-        assert changed["command"] == (
-            "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
-            % sc[0]["owner"]["package"]), changed
-        owner = _file(report, sc[0]["path"])["owner"]
-        assert owner["verified"] is False and owner["record"] == "conffile", owner
-        assert owner["expected"] == _md5(conf_text), owner
-        assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
-        assert "conffile changed since installed]" in text, text
 
-        # Claimed by python3-six's list, which has no hash of it: judged as unowned.
-        planted = _file(report, PLANTED)
-        assert planted["owner"]["kind"] == "dpkg", planted
-        assert planted["owner"]["package"] == "python3-six", planted
-        assert planted["owner"]["verified"] is None, planted
-        (unowned,) = _about(report, PLANTED)
-        assert unowned["kind"] == "unowned-startup-code", unowned
-        assert unowned["severity"] == "medium", unowned
-        assert unowned["owner"] == {"kind": "dpkg", "package": "python3-six",
-                                    "verified_against": None}, unowned
-        assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
-        assert "%s [claimed by Debian package python3-six, unverified]" % PLANTED in text
+def _conffile_and_planted(report, text: str, sc, conf_text: bytes) -> None:
+    """The conffile, changed by the administrator: medium; a .pth python3-six's list
+    claims (no hash of it): judged as unowned."""
+    (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
+    assert changed["severity"] == "medium" and changed["conffile"] is True, changed
+    assert "changed by the administrator" in changed["message"], changed
+    assert changed["command"] == (
+        "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
+        % sc[0]["owner"]["package"]), changed
+    owner = _file(report, sc[0]["path"])["owner"]
+    assert owner["verified"] is False and owner["record"] == "conffile", owner
+    assert owner["expected"] == _md5(conf_text), owner
+    assert not [x for x in _about(report, sc[0]["path"]) if x is not changed]
+    assert "conffile changed since installed]" in text, text
+
+    # Claimed by python3-six's list, which has no hash of it: judged as unowned.
+    planted = _file(report, PLANTED)
+    assert planted["owner"]["kind"] == "dpkg", planted
+    assert planted["owner"]["package"] == "python3-six", planted
+    assert planted["owner"]["verified"] is None, planted
+    (unowned,) = _about(report, PLANTED)
+    assert unowned["kind"] == "unowned-startup-code", unowned
+    assert unowned["severity"] == "medium", unowned
+    assert unowned["owner"] == {"kind": "dpkg", "package": "python3-six",
+                                "verified_against": None}, unowned
+    assert "claimed by the Debian package python3-six, not verified" in unowned["message"]
+    assert "%s [claimed by Debian package python3-six, unverified]" % PLANTED in text
 
 
 # ------------------------------------------------------------ a distribution's RECORD
@@ -334,3 +352,46 @@ def test_verify_dpkg_reads_md5sums_and_conffiles(tmp_path):
     v = verify("python3-x", pth)
     assert v.verified is False, (v.verified, v.mismatch)
     assert verify("python3-x", link).verified is None  # not under /etc: no conffile here
+
+
+def _debian_deb(name: str) -> Path:
+    """``name``'s .deb at the host's candidate version (``apt-get download``, cached)."""
+    import subprocess  # reason: only this test downloads a package
+    directory = Path.home() / ".cache" / "sitewarden-tests" / "debs" / "bookworm"
+    directory.mkdir(parents=True, exist_ok=True)
+    found = sorted(directory.glob("%s_*.deb" % name))
+    if not found:
+        proc = subprocess.run(["apt-get", "download", name], cwd=str(directory),
+                              capture_output=True, text=True, timeout=300)
+        found = sorted(directory.glob("%s_*.deb" % name))
+        assert found, proc.stdout + proc.stderr
+    return found[-1]
+
+
+@pytest.mark.debian
+def test_debians_coverage_is_pinned_and_its_line_is_benign():
+    """Debian 12's python3-coverage (dpkg -i in the host's namespace), and coverage's
+    documented line in a .pth of the user's: the coverage template (its modules verified
+    against the package's md5sums, whose rows are pinned; its C tracer's md5 too): nothing
+    of coverage's is flagged."""
+    t = DebianGuarded(extra_overlays=["/var/lib/dpkg", "/var/log", "/usr/bin", "/usr/share"])
+    try:
+        deb = _debian_deb("python3-coverage")
+        inside = "/tmp/" + deb.name
+        t.put(Path(inside), data=deb.read_bytes())
+        proc = t.run(["dpkg", "-i", "--force-depends", inside])
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        pth = t.local_dir / "zz-swr-coverage.pth"
+        t.put(pth, data=b"import coverage; coverage.process_startup()\n")
+        report = _report(t)
+        f = _file(report, str(pth))
+        assert f["template"] == "coverage.py process_startup", f
+        bad = [x for x in report["findings"] if x["severity"] in ("medium", "high")]
+        # coverage's own code is excused; Debian's coverage imports six, beyond coverage's
+        # own files: what six hides (a computed import, __path__ changes) is unread as any
+        # module's is (unread-startup-code), nothing else
+        assert all(x["kind"] == "unread-startup-code" and all(
+            u.startswith("six ") for u in x["unread"]) for x in bad), "\n".join(
+                x["message"] for x in bad)
+    finally:
+        t.close()

