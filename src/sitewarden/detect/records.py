@@ -412,12 +412,21 @@ _NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
 
 
 def _digest(value):
-    """A short stable digest of a JSON value (sha256 of its sorted JSON, 16 hex digits)."""
+    """A short stable digest of a JSON value (sha256 of its canonical text, 16 hex
+    digits); ``json`` is not imported: ``check``'s path spares it (it brings ``re``)."""
     import hashlib  # reason: the CLI's copy only (finding ids), never the probe's
-    import json  # reason: as above
 
-    text = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _canonical(value):
+    """One text per JSON value, whatever the order of its keys: sorted objects, ``repr``
+    of strings and numbers (the same on every Python 3)."""
+    if isinstance(value, dict):
+        return "{%s}" % ",".join("%r:%s" % (k, _canonical(value[k])) for k in sorted(value))
+    if isinstance(value, (list, tuple)):
+        return "[%s]" % ",".join(_canonical(v) for v in value)
+    return repr(value)
 
 
 #: What a startup file's record in the ``startup`` section says of its content.
