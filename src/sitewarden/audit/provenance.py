@@ -17,7 +17,7 @@ import sys
 from .. import _swallowed, settings
 from ..detect import distinfo, distribution
 from ..probe import private_cache
-from . import integrity, line_checks, owners, template_digests, templates
+from . import integrity, line_checks, owners, reader, template_digests, templates
 from .reader import READ_LIMIT, site_dirs
 from .records import Owner
 
@@ -51,11 +51,10 @@ def _sitewarden_claim(f):
 
 
 def _holds_block(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return SITEWARDEN_BLOCK in fh.read(READ_LIMIT)
-    except (OSError, TypeError):
-        return False
+    """Does the ``sitecustomize`` at ``path`` hold the guard's block?  (Its bytes as the
+    startup files' one reader read them, once per check.)"""
+    data = reader.read_bytes(path)[0] if isinstance(path, str) else None
+    return data is not None and SITEWARDEN_BLOCK.encode() in data
 
 
 def _deployment_listing(path):
