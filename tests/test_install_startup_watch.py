@@ -1,8 +1,8 @@
 """An install that changes what a start runs without adding a startup file says so too.
 
 In guarded Debian pythons (Debian 12's in a namespace, the roots' 3.13, 3.14 and 3.15) and
-a hermetic CPython (the first two only), each with pip and the override, three installs that add no startup file of their
-own but change what every start runs:
+a hermetic CPython (the first two only), each with pip and the override, three installs
+that add no startup file of their own but change what every start runs:
 
 - a wheel that adds the module an existing ``.pth`` imports (the line found nothing
   before; now its payload runs at every start): the report names the ``.pth`` and the
