@@ -400,23 +400,23 @@ def untrusted(path: str) -> str | None:
     binary is never run by ``--all``: any root program that runs it is that user's."""
     hops = _hops(path)
     real = os.path.realpath(path)
+    for d in [real] + _directories(hops + [real]):
+        why = _not_roots(d, "%s" if d == real else "the directory %s")
+        if why:
+            return why
+    return None
+
+
+def _not_roots(path, what):
+    """Why ``path`` (``what``: how to name it) is not root's alone, or None."""
     try:
-        st = os.stat(real)
+        st = os.stat(path)
     except OSError as exc:
-        return "%s cannot be examined (%s)" % (real, exc.strerror or exc)
+        return "%s cannot be examined (%s)" % (path, exc.strerror or exc)
     if st.st_uid != 0:
-        return "%s is owned by uid %d, not root" % (real, st.st_uid)
+        return "%s is owned by uid %d, not root" % (what % path, st.st_uid)
     if st.st_mode & 0o022:
-        return "%s is writable by %s" % (real, _who(st.st_mode))
-    for d in _directories(hops + [real]):
-        try:
-            st = os.stat(d)
-        except OSError as exc:
-            return "%s cannot be examined (%s)" % (d, exc.strerror or exc)
-        if st.st_uid != 0:
-            return "the directory %s is owned by uid %d, not root" % (d, st.st_uid)
-        if st.st_mode & 0o022:
-            return "the directory %s is writable by %s" % (d, _who(st.st_mode))
+        return "%s is writable by %s" % (what % path, _who(st.st_mode))
     return None
 
 
