@@ -28,7 +28,6 @@ Standard-library names are not watched: the standard library comes first on
 import os
 import sys
 
-from .. import _swallowed
 from ..audit import reader
 from ..pathfacts import stdlib_names
 
@@ -39,23 +38,9 @@ CUSTOMIZE = ("sitecustomize", "usercustomize")
 
 def startup_dirs():
     """The directories a start of this interpreter reads startup files from: its site
-    directories and, when enabled, the user site (``site``'s answers)."""
-    site = sys.modules.get("site")
-    dirs = []
-    try:
-        dirs.extend(site.getsitepackages())
-    except Exception:  # an old virtualenv's site.py, or none
-        _swallowed("listing the site directories for the startup report")
-    try:
-        if getattr(site, "ENABLE_USER_SITE", False):
-            dirs.append(site.getusersitepackages())
-    except Exception:
-        _swallowed("finding the user site for the startup report")
-    out = []
-    for d in dirs:
-        if isinstance(d, str) and d not in out:
-            out.append(d)
-    return out
+    directories and, when enabled, the user site: the existing ones, as the startup
+    files' reader lists them (``site``'s answers)."""
+    return reader.site_dirs(sys.modules.get("site"))[1]
 
 
 def _stat(path):
