@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -96,6 +97,10 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     assert "hint: remove it: %s -m pip uninstall --break-system-packages swr-litellm" % (
         t.executable) in proc.stderr or "-m pip uninstall --break-system-packages swr-litellm" \
         in proc.stderr, proc.stderr
+    hint = re.search(r"hint: if you trust it as it is, acknowledge it: sitewarden acknowledge "
+                     r"([0-9a-f]{16}) --python %s \(pins its code in /etc/sitewarden/silence"
+                     % re.escape(t.executable), proc.stderr)
+    assert hint, proc.stderr
 
     proc = t.python("-m", "installer", str(wheels["setup"]),
                     env={**installer, "PIP_BREAK_SYSTEM_PACKAGES": "1"})
@@ -151,25 +156,67 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
         proc.stderr, proc.stderr
 
     if t.param == DEBIAN:  # the rest on Debian 12: acknowledging, uninstalling
-        # Acknowledged by name: one line, no block.
-        proc = t.python("-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall",
-                        "--break-system-packages", str(wheels["litellm"]), env={
-                            "PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                            "SITEWARDEN_SILENCE": "startup:swr-litellm"})
-        assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stderr
-        assert "acknowledged by startup:swr-litellm (SITEWARDEN_SILENCE)" in proc.stderr, \
-            proc.stderr
-        # An uninstall says what it removed.
-        proc = t.python("-m", "pip", "uninstall", "-y", "--break-system-packages", "swr-litellm",
-                        env={"PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
-        assert proc.returncode == 0 and "  removed %s" % pth in proc.stderr, proc.stderr
-        assert "sitewarden: this uninstall changed the code" in proc.stderr, proc.stderr
-        pip(new, wheels["litellm"])
-    # ... and check lists it as acknowledged (info); without it, high.
-    for silence, severity in (("startup:swr-litellm", "info"), ("", "high")):
-        proc = t.cli("check", "--python", t.executable, "--json",
-                     env={"SITEWARDEN_SILENCE": silence})
-        (found,) = [f for f in json.loads(proc.stdout)["findings"]
-                    if f["kind"] == "dangerous-startup-code" and f["file"] == pth]
-        assert found["severity"] == severity, found
-        assert found.get("acknowledged") is (True if silence else None), found
+        acknowledging(t, pip, new, wheels, pth, hint)
+
+
+def acknowledging(t, pip, new, wheels, pth, hint):
+    """The block's hint names the finding's id as check gives it; ``sitewarden acknowledge
+    ID --deployment`` pins the file, its owner and its code in the deployment's silence
+    file: the next install of the same code is one line, check lists it as acknowledged;
+    a bare ``startup:NAME`` acknowledges nothing (said in check and under
+    ``SITEWARDEN_DEBUG``); a change to the code brings the finding back."""
+    env = {"PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+    def reinstall(extra):
+        return t.python("-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall",
+                        "--break-system-packages", str(wheels["litellm"]), env={**env, **extra})
+
+    fid = hint.group(1)
+    report = json.loads(t.cli("check", "--python", t.executable, "--json").stdout)
+    (found,) = [f for f in report["findings"] if f["id"] == fid]
+    assert found["kind"] == "dangerous-startup-code" and found["file"] == pth, found
+    proc = t.cli("acknowledge", fid[:10], "--python", t.executable, "--deployment")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    silence = "%s/%s" % (t.local_dir, "sitewarden.silence")
+    word = re.search(r"wrote (startup:\S+@sha256:[0-9a-f]{64})\n  to %s" % re.escape(silence),
+                     proc.stdout)
+    assert word, proc.stdout
+    proc = reinstall({})
+    assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stderr
+    assert "%s (installed by swr-litellm 1.82.8, matches its RECORD): acknowledged by an " \
+        "acknowledgement of its code as it is, in %s" % (pth, silence) in proc.stderr, proc.stderr
+    status, report, text = t.cli_check(env={"SITEWARDEN_SILENCE": "startup:swr-litellm"})
+    (found,) = [f for f in report["findings"] if f["id"] == fid]
+    assert found["severity"] == "info" and found["acknowledged_by"] == silence, found
+    # A bare name acknowledges nothing: said in check, status and under SITEWARDEN_DEBUG.
+    (bare,) = [f for f in report["findings"] if f["kind"] == "unmatched-acknowledgement"]
+    assert bare["acknowledgement"] == "swr-litellm" and bare["state"] == "unpinned", bare
+    assert "SITEWARDEN_SILENCE=startup:swr-litellm: not understood: startup:swr-litellm " \
+        "acknowledges nothing" in text, text
+    assert "%s: startup:%s@sha256:" % (silence, pth) in text, text
+    proc = t.cli("status", "--python", t.executable,
+                 env={"SITEWARDEN_SILENCE": "startup:swr-litellm"})
+    assert "startup:swr-litellm acknowledges nothing" in proc.stdout, proc.stdout
+    t.root("import os, sys; os.unlink(sys.argv[1])", silence)
+    proc = reinstall({"SITEWARDEN_SILENCE": "startup:swr-litellm", "SITEWARDEN_DEBUG": "1"})
+    assert proc.returncode == 0 and BLOCK in proc.stderr, proc.stderr
+    assert "sitewarden: debug: startup:swr-litellm in SITEWARDEN_SILENCE: acknowledges " \
+        "nothing: it pins no content" in proc.stderr, proc.stderr
+    # The pin, per process; then the code changes: the finding is back, and says why.
+    proc = reinstall({"SITEWARDEN_SILENCE": word.group(1)})
+    assert BLOCK not in proc.stderr and "acknowledged by" in proc.stderr, proc.stderr
+    t.put(Path(pth), data=LITELLM.replace("cGFzcw==", "ZXhpdCgp").encode())
+    report = json.loads(t.cli("check", "--python", t.executable, "--json",
+                              env={"SITEWARDEN_SILENCE": word.group(1)}).stdout)
+    (found,) = [f for f in report["findings"] if f.get("file") == pth
+                and f["kind"] == "dangerous-startup-code"]
+    assert found["severity"] == "high" and found["id"] != fid, found
+    assert found["acknowledgement_changed"] == "SITEWARDEN_SILENCE", found
+    assert "NOT acknowledged: the file, its owner or the code it runs changed" in \
+        found["message"], found
+    # An uninstall says what it removed.
+    proc = t.python("-m", "pip", "uninstall", "-y", "--break-system-packages", "swr-litellm",
+                    env=env)
+    assert proc.returncode == 0 and "  removed %s" % pth in proc.stderr, proc.stderr
+    assert "sitewarden: this uninstall changed the code" in proc.stderr, proc.stderr
+    pip(new, wheels["litellm"])

@@ -27,10 +27,12 @@ FALSE_VALUES = ("", "0", "n", "no", "f", "false", "off")
 
 #: Warning kinds SITEWARDEN_SILENCE can name.
 WARNING_KINDS = ("shadow", "path")
-#: The words that acknowledge one thing by name, as ``status``, ``check`` and the docs
-#: spell them: a shadowed module (and its submodules), a distribution's or a startup
-#: file's startup code.
-NAMED_WORDS = ("shadow:NAME[,NAME...]", "startup:NAME")
+#: The words that acknowledge one thing, as ``status``, ``check`` and the docs spell
+#: them: a shadowed module (and its submodules) by name; a startup file's code as it is,
+#: pinned (``sitewarden acknowledge`` writes it: :func:`startup_pin`).
+NAMED_WORDS = ("shadow:NAME[,NAME...]", "startup:PATH@sha256:DIGEST")
+#: What separates a pinned startup acknowledgement's file from its digest.
+PIN_MARK = "@sha256:"
 #: The words that silence no kind.
 NONE_WORDS = ("none",) + FALSE_VALUES
 #: The words that are not module names after ``shadow:NAME`` (write ``shadow:path``).
@@ -80,6 +82,9 @@ def parse_silence(raw, names_only=False):
     unknown = []
     listing = False  # after shadow:NAME, a bare name continues the list
     text = str(raw)
+    if names_only:  # a startup:PATH@... line is one word, spaces and all (startup_words)
+        text = "\n".join(x for x in text.splitlines()
+                         if not x.strip().lower().startswith("startup:"))
     for sep in ",;":
         text = text.replace(sep, " ")
     for word in text.split():
@@ -225,28 +230,51 @@ def acknowledgements(site_dirs, environ=None):
     return out
 
 
-def startup_names(raw):
-    """The names of ``startup:NAME`` words (a distribution's, or a startup file's name) in
-    a ``SITEWARDEN_SILENCE`` value or a silence file: the startup code they acknowledge."""
-    text = str(raw)
-    for sep in ",;":
-        text = text.replace(sep, " ")
-    return [word[8:] for word in text.split() if word.lower().startswith("startup:")
-            and word[8:]]
+def startup_words(raw, lines=False):
+    """The ``startup:`` words of a ``SITEWARDEN_SILENCE`` value, without their prefix
+    (``lines``: of a silence file's text, where a line that starts with ``startup:`` is
+    one word, a path with spaces included): the startup code they acknowledge."""
+    out = []
+    for line in str(raw).splitlines() if lines else [str(raw)]:
+        if lines and line.strip().lower().startswith("startup:"):
+            out.append(line.strip()[8:])
+            continue
+        for sep in ",;":
+            line = line.replace(sep, " ")
+        out.extend(word[8:] for word in line.split()
+                   if word.lower().startswith("startup:") and word[8:])
+    return out
+
+
+def startup_pin(word):
+    """``(path, digest)`` of a pinned acknowledgement (``PATH@sha256:HEX``, the text after
+    ``startup:``), or ``(word, None)``: a bare name pins nothing, so acknowledges nothing."""
+    path, mark, digest = word.rpartition(PIN_MARK)
+    digest = digest.strip().lower()
+    if mark and path and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+        return path, digest
+    return word, None
+
+
+def short_word(word):
+    """A ``startup:`` word (the text after it) as messages name it: a pin's digest cut to
+    its first 12 digits."""
+    path, digest = startup_pin(word)
+    return "startup:%s" % (word if digest is None else "%s%s%s..." % (
+        path, PIN_MARK, digest[:12]))
 
 
 def startup_acknowledgements(site_dirs=None, environ=None):
-    """``[(name, source)]``: the startup code acknowledged by ``startup:NAME``, in
-    ``SITEWARDEN_SILENCE`` (source ``"SITEWARDEN_SILENCE"``) and in the silence files
-    (:func:`silence_files`: the machine's, the deployments'); the install report and
-    ``check`` show such a file as acknowledged."""
+    """``[(word, source)]``: the startup code acknowledged by ``startup:`` words (``word``:
+    the text after it), in ``SITEWARDEN_SILENCE`` (source ``"SITEWARDEN_SILENCE"``) and in
+    the silence files (:func:`silence_files`: the machine's, the deployments')."""
     environ = os.environ if environ is None else environ
-    out = [(name, "SITEWARDEN_SILENCE")
-           for name in startup_names(environ.get("SITEWARDEN_SILENCE", ""))]
+    out = [(word, "SITEWARDEN_SILENCE")
+           for word in startup_words(environ.get("SITEWARDEN_SILENCE", ""))]
     for path in silence_files(site_dirs):
         text, _problem = read_silence_file(path)
         if text:
-            out.extend((name, path) for name in startup_names(text))
+            out.extend((word, path) for word in startup_words(text, lines=True))
     return out
 
 

@@ -8,7 +8,7 @@ sitewarden's modules.
 import os
 import sys
 
-from .. import _swallowed, pathfacts, settings
+from .. import _swallowed
 from ..detect.records import Finding
 from ..guard import marker
 from ..probe import private_cache
@@ -363,7 +363,6 @@ def findings(files, directories, euid, pep829, lines=None):
         out.extend(_code_findings(f))
     out.extend(analysis.unread_findings(files, euid))
     out.extend(_writable_files(files, euid))
-    _acknowledge(files, out)
     for d in directories:
         w = d.writers
         if not w:
@@ -374,38 +373,6 @@ def findings(files, directories, euid, pep829, lines=None):
                            source=d.source, scope=w.scope, via=w.via, how=w.how,
                            mode="%04o" % w.mode))
     return out
-
-
-#: What ``startup:NAME`` acknowledges: the startup code of a distribution, or of a file by
-#: name; never a file that is not what its owner installed, nor one others may change.
-ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unowned-startup-code")
-
-
-def _acknowledge(files, out):
-    """Mark the findings about startup code acknowledged by ``startup:NAME`` (its
-    distribution's name, or its file's) in ``SITEWARDEN_SILENCE`` or a silence file:
-    listed as acknowledged, severity ``info`` (``unacknowledged_severity``: what it would
-    be), as acknowledged shadows are."""
-    dirs = [d for d in sys.path if isinstance(d, str) and d and os.path.isfile(
-        os.path.join(pathfacts.package_dir(d), "_deployment.json"))]
-    acks = settings.startup_acknowledgements(dirs)
-    if not acks:
-        return
-    owners = {f.path: f.owner for f in files}
-    for finding in out:
-        path = finding.details.get("file")
-        if finding.kind not in ACKNOWLEDGEABLE or path not in owners:
-            continue
-        keys = {os.path.basename(path).lower()}
-        if owners[path].kind == "distribution" and owners[path].distribution:
-            keys.add(settings.canonical(owners[path].distribution))
-        for name, source in acks:
-            if name.lower() in keys or settings.canonical(name) in keys:
-                finding.details.update(acknowledged=True, acknowledged_by=source,
-                                       unacknowledged_severity=finding.severity)
-                finding.severity = "info"
-                finding.message += "; acknowledged (startup:%s in %s)" % (name, source)
-                break
 
 
 def _writable_files(files, euid):

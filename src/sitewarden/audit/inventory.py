@@ -20,7 +20,7 @@ module): one JSON form each, the ``startup`` section of ``check --json``
 import os
 import sys
 
-from .. import pathfacts
+from .. import pathfacts, settings
 from ..detect import layout
 from ..detect.records import Finding
 from ..probe import private_cache
@@ -139,4 +139,22 @@ def collect():
     section.files = files
     found = findings(files, section.path_directories, euid, pep829, memo) + odd_names(files)
     memo.save()
+    words = settings.startup_acknowledgements(_deployment_dirs())
+    if words or PIN_ALL:
+        from . import acknowledgements  # reason: only where there is one to read, or to pin
+
+        section.acknowledgements, more = acknowledgements.apply(files, found, words, PIN_ALL)
+        found += more
     return "startup", section, found
+
+
+#: ``sitewarden acknowledge``'s probe (``probe.runner``, kind ``pins``): each finding an
+#: acknowledgement lifts carries the word that would (``acknowledgements.apply``).
+PIN_ALL = False
+
+
+def _deployment_dirs():
+    """The site directories on ``sys.path`` that hold a deployment of the guard (its
+    silence file: ``settings.SITE_FILE``)."""
+    return [d for d in sys.path if isinstance(d, str) and d and os.path.isfile(
+        os.path.join(pathfacts.package_dir(d), "_deployment.json"))]

@@ -251,13 +251,58 @@ class PathDirectory(Record):
         self.writers = writers
 
 
+class Acknowledgement(Record):
+    """A ``startup:`` word of ``SITEWARDEN_SILENCE`` or a silence file (``source``), and
+    what it does here (:mod:`.acknowledgements`): ``word`` (as written, after
+    ``startup:``), ``file`` (the startup file it names), ``state``: ``acknowledged`` (the
+    file's findings, its code as pinned), ``changed`` (the file, its owner or what it runs
+    is not what was acknowledged: its findings stand), ``nothing-to-acknowledge`` (the
+    file has no finding an acknowledgement lifts), ``no-such-file``, ``not-startup-file``
+    (not read by a start of this interpreter: another's, perhaps), ``unpinned`` (no
+    digest: it acknowledges nothing)."""
+
+    __slots__ = ("word", "source", "file", "state")
+    FIELDS = _fields(*__slots__)
+
+    #: The states in which it acknowledges nothing here.
+    UNMATCHED = ("no-such-file", "not-startup-file", "unpinned")
+
+    def __init__(self, word, source, file=None, state=None):
+        self.word = word
+        self.source = source
+        self.file = file
+        self.state = state
+
+    def meaning(self):
+        """What it does, in ``status``'s and ``check``'s words."""
+        return _MEANINGS.get(self.state, "%s").replace("FILE", self.file or "")
+
+
+_MEANINGS = {
+    "acknowledged": "acknowledges FILE as it is: its path, owner and code are what was "
+                    "acknowledged",
+    "changed": "acknowledged FILE, whose path, owner or code changed since: its findings "
+               "stand (review it, then sitewarden acknowledge it again)",
+    "nothing-to-acknowledge": "names FILE, which has no finding an acknowledgement lifts",
+    "no-such-file": "matches nothing: FILE does not exist",
+    "not-startup-file": "matches nothing here: FILE is not a startup file of this "
+                        "interpreter",
+    "unpinned": "acknowledges nothing: it pins no content (sitewarden acknowledge "
+                "FINDING-ID writes startup:PATH@sha256:DIGEST, pinned to the code it accepts)",
+}
+
+
 class StartupSection(Record):
     """``check``'s ``startup`` section: did ``site`` run, does it read ``.start`` files
-    (``pep829``), the user site, the startup files, the ``sys.path`` directories."""
+    (``pep829``), the user site, the startup files, the ``sys.path`` directories, the
+    acknowledgements of startup code and what each does here."""
 
-    __slots__ = ("site", "pep829", "user_site", "files", "path_directories")
+    __slots__ = ("site", "pep829", "user_site", "files", "path_directories",
+                 "acknowledgements")
     FIELDS = _fields("site", "pep829", "user_site") + (
-        ("files", "files", StartupFile), ("path_directories", "path_directories", PathDirectory))
+        ("files", "files", StartupFile), ("path_directories", "path_directories", PathDirectory),
+        ("acknowledgements", "acknowledgements", Acknowledgement))
+    OPTIONAL = ("acknowledgements",)
 
     def __init__(self, site, pep829, user_site=None, files=None, path_directories=None):
         self.site = site
@@ -265,3 +310,4 @@ class StartupSection(Record):
         self.user_site = user_site
         self.files = files or []
         self.path_directories = path_directories or []
+        self.acknowledgements = None

@@ -1,4 +1,5 @@
-"""The ``sitewarden`` commands: install, uninstall, status, check (run by :mod:`.main`)."""
+"""The ``sitewarden`` commands: install, uninstall, status, check, acknowledge (run by
+:mod:`.main`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import sys
 
 from .. import __version__, settings
+from ..audit.records import Acknowledgement
 from ..detect.records import CheckReport, Finding, MarkerState
 from ..probe.jsonout import dumps
 from . import deployed, environment, judgement, targets
@@ -33,6 +35,7 @@ examples:
   sitewarden install --python python3.12 --user          guard it for this user only
   sitewarden status --python /usr/bin/python3 --json     where is it deployed, is it active
   sitewarden check --python /usr/bin/python3             the interpreter's whole state
+  sudo sitewarden acknowledge ID --python /usr/bin/python3  accept finding ID as it is
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
@@ -40,7 +43,8 @@ environment:
                                       %s; any other value leaves it on)
   SITEWARDEN_SILENCE=shadow,path      silence warnings (all, 1: every kind); never lifts a block
   SITEWARDEN_SILENCE=shadow:yaml,six  acknowledge those shadows (check lists them as such)
-  /etc/sitewarden/silence             shadow:NAME lines: acknowledged in every process
+  /etc/sitewarden/silence             shadow:NAME lines: acknowledged in every process;
+                                      startup:PATH@sha256:... (sitewarden acknowledge ID)
   PYTHONWARNINGS=ignore:::sitewarden  silence them with Python's filter (-W ignore:::sitewarden)
 
 exit status (one rule for every command; with --all, the highest over the interpreters):
@@ -119,7 +123,33 @@ def build_parser() -> argparse.ArgumentParser:
                    help="accepted as install took it; whatever hook was deployed is removed")
 
     _add_audit_parsers(sub, argparse.RawDescriptionHelpFormatter)
+    _add_acknowledge_parser(sub, argparse.RawDescriptionHelpFormatter)
     return parser
+
+
+def _add_acknowledge_parser(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser("acknowledge", help="accept one of check's findings as it is",
+                       description="Accept one of check's findings, by its id (check --json), "
+                       "in every process of\nthe machine: the line that acknowledges it goes "
+                       "into %s.\nStartup code is pinned: its file, its owner and every byte "
+                       "its code runs;\nany change brings the finding back. A shadowed module "
+                       "is acknowledged by\nname. Other findings (a file changed since "
+                       "installed, code that cannot be\nread, a place others may change) are "
+                       "refused: they have a fix instead.\nLike check, it runs nothing of the "
+                       "target." % settings.SYSTEM_FILE,
+                       epilog="example:\n  sudo sitewarden acknowledge 3f09c2a1d4e5b6a7 "
+                       "--python /usr/bin/python3", formatter_class=formatter)
+    p.add_argument("id", metavar="FINDING-ID",
+                   help="the finding's id, as check --json gives it (or its first 8+ digits)")
+    _add_target_options(p, where=False)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--deployment", action="store_true",
+                   help="write the guard deployment's silence file of the target "
+                   "(%s beside its sitewarden package) instead: that interpreter only"
+                   % settings.SITE_FILE)
+    g.add_argument("--print", action="store_true",
+                   help="write nothing: print the line (for a configuration manager, or "
+                   "SITEWARDEN_SILENCE)")
 
 
 def _add_audit_parsers(sub: Any, formatter: Any) -> None:
@@ -226,7 +256,17 @@ def status_exit(data: Status | TargetFailure) -> int:
     return exit_status(guard_findings(data))
 
 
-def status_data(target: targets.Target, startup: StartupState | None = None) -> Status:
+def acknowledgements(report: dict[str, Any] | None) -> list[Acknowledgement] | None:
+    """The acknowledgements of startup code and their state in the target, from the
+    ``startup`` section of ``check``'s report as the probe sent it (None: no section)."""
+    section = (report or {}).get("startup")
+    if not isinstance(section, dict):
+        return None
+    return [Acknowledgement.from_json(a) for a in section.get("acknowledgements") or ()]
+
+
+def status_data(target: targets.Target, startup: StartupState | None = None,
+                acks: list[Acknowledgement] | None = None) -> Status:
     deployments = [DeploymentState.from_json(d.as_json())
                    for d in deployed.find_deployments(target)]
     if startup is None:
@@ -251,9 +291,9 @@ def status_data(target: targets.Target, startup: StartupState | None = None) -> 
         disabled_by="SITEWARDEN_DISABLE" if _disabled_here() else None,
         disabled_value=_disabled_here(),
         # Every SITEWARDEN_* variable set here and every silence file: what each means.
-        environment=[Setting.from_json(v) for v in environment.variables()],
-        silence_files=[Setting.from_json(f) for f in
-                       environment.silence_files([d.site_dir for d in deployments])],
+        environment=[Setting.from_json(v) for v in environment.variables(acks=acks)],
+        silence_files=[Setting.from_json(f) for f in environment.silence_files(
+            [d.site_dir for d in deployments], acks)],
     )
 
 
@@ -312,8 +352,8 @@ def status_of(python: str | None, live: bool = False,
     if live:
         data = status_data(targets.probe_target(python))
     else:
-        target, _report, startup = (pending or targets.PendingCheck(python, "status")).result()
-        data = status_data(target, startup)
+        target, report, startup = (pending or targets.PendingCheck(python, "status")).result()
+        data = status_data(target, startup, acknowledgements(report))
     data.startup_probe = "live" if live else "static"
     return data
 
@@ -351,7 +391,7 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
     """``check``'s report on one target (``pending``: its probe, started already)."""
     target, data, startup = (pending or targets.PendingCheck(python)).result()
     report = CheckReport.from_json(data)
-    status = status_data(target, startup)
+    status = status_data(target, startup, acknowledgements(data))
     report.guard = status.guard()
     report.environment = status.environment
     report.silence_files = status.silence_files
@@ -379,6 +419,13 @@ def cmd_check(args: argparse.Namespace, style: Style,
     return _check_status(report, args.fail_on)
 
 
+def cmd_acknowledge(args: argparse.Namespace, style: Style) -> int:
+    """``acknowledge`` (:mod:`.acknowledge`)."""
+    from .acknowledge import cmd_acknowledge  # reason: that command only
+
+    return cmd_acknowledge(args, style, check_data)
+
+
 def cmd_change(args: argparse.Namespace, style: Style) -> int:
     """``install`` or ``uninstall`` (:mod:`.change`)."""
     from . import change  # install and uninstall only: deploy, pathlib, tempfile...
@@ -387,7 +434,7 @@ def cmd_change(args: argparse.Namespace, style: Style) -> int:
 
 
 COMMANDS = {"install": cmd_change, "uninstall": cmd_change, "status": cmd_status,
-            "check": cmd_check}
+            "check": cmd_check, "acknowledge": cmd_acknowledge}
 
 
 def run(argv: list[str], args: Any = None, pending: targets.PendingCheck | None = None) -> int:

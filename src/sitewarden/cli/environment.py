@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from .. import failopen, settings
+from ..audit.records import Acknowledgement
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -61,7 +62,27 @@ def describe_disable(value: str) -> dict[str, Any]:
                  "turns it off; %s)" % DISABLE_ACCEPTED, False)
 
 
-def describe_silence(value: str) -> dict[str, Any]:
+def startup_meanings(words: list[str], source: str,
+                     acks: list[Acknowledgement] | None) -> tuple[list[str], bool]:
+    """What each ``startup:`` word of ``source`` does: its state in the target as the
+    probe read it (``acks``: ``audit.records.Acknowledgement``s; None: not read, as
+    for ``status --live``), and whether all of them pin something."""
+    out, pinned = [], True
+    for word in words:
+        found = [a for a in acks or () if a.word == word and a.source == source]
+        path, digest = settings.startup_pin(word)
+        pinned = pinned and digest is not None
+        if found:
+            meaning = found[0].meaning()
+        elif digest is None:
+            meaning = Acknowledgement(word, source, None, "unpinned").meaning()
+        else:
+            meaning = "acknowledges %s as it was when pinned" % path
+        out.append("%s %s" % (settings.short_word(word), meaning))
+    return out, pinned
+
+
+def describe_silence(value: str, acks: list[Acknowledgement] | None = None) -> dict[str, Any]:
     kinds, names, unknown = settings.parse_silence(value)
     parts = []
     if set(kinds) == set(settings.WARNING_KINDS):
@@ -71,16 +92,17 @@ def describe_silence(value: str) -> dict[str, Any]:
     if names and "shadow" not in kinds:
         parts.append("no shadow warning about %s (acknowledged: check lists %s as such)"
                      % (", ".join(names), "it" if len(names) == 1 else "them"))
-    startup = settings.startup_names(value)
-    if startup:
-        parts.append("the startup code of %s is acknowledged: an install report names it in "
-                     "one line, check lists it as acknowledged" % ", ".join(startup))
+    startup, pinned = startup_meanings(settings.startup_words(value), "SITEWARDEN_SILENCE",
+                                       acks)
+    parts.extend(startup)
     meaning = "; ".join(parts) + "; silencing never lifts a block" if parts \
         else "nothing is silenced"
+    if not pinned:
+        meaning = "not understood: %s" % meaning
     if unknown:
         meaning = "not understood: %s ignored; %s (%s)" % (_quoted(unknown), meaning,
                                                          SILENCE_ACCEPTED)
-    return _item("SITEWARDEN_SILENCE", value, meaning, not unknown)
+    return _item("SITEWARDEN_SILENCE", value, meaning, not unknown and pinned)
 
 
 def describe_debug(value: str) -> dict[str, Any]:
@@ -100,14 +122,17 @@ DESCRIBE = {"SITEWARDEN_DISABLE": describe_disable, "SITEWARDEN_SILENCE": descri
             "SITEWARDEN_DEBUG": describe_debug}
 
 
-def variables(environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+def variables(environ: Mapping[str, str] | None = None,
+              acks: list[Acknowledgement] | None = None) -> list[dict[str, Any]]:
     """Every ``SITEWARDEN_*`` variable set, sorted by name: ``name``, ``value``,
-    ``meaning``, ``understood``."""
+    ``meaning``, ``understood`` (``acks``: :func:`startup_meanings`')."""
     environ = os.environ if environ is None else environ
     out = []
     for name in sorted(n for n in environ if n.startswith("SITEWARDEN_")):
         describe = DESCRIBE.get(name)
-        if describe is not None:
+        if describe is describe_silence:
+            out.append(describe_silence(environ[name], acks))
+        elif describe is not None:
             out.append(describe(environ[name]))
         else:
             out.append(_item(name, environ[name], "not a sitewarden setting: ignored "
@@ -115,10 +140,11 @@ def variables(environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def silence_files(site_dirs: list[str]) -> list[dict[str, Any]]:
+def silence_files(site_dirs: list[str],
+                  acks: list[Acknowledgement] | None = None) -> list[dict[str, Any]]:
     """Every silence file that exists (the machine's, then those of the deployments in
     ``site_dirs``): ``path``, ``value`` (its words), ``names`` (the shadows it
-    acknowledges), ``meaning``, ``understood``."""
+    acknowledges), ``meaning``, ``understood`` (``acks``: :func:`startup_meanings`')."""
     out = []
     for path in settings.silence_files(site_dirs):
         text, problem = settings.read_silence_file(path)
@@ -135,14 +161,15 @@ def silence_files(site_dirs: list[str]) -> list[dict[str, Any]]:
         meaning = ("acknowledges the shadows of %s: not warned about by %s, whatever its "
                    "environment; check lists them as acknowledged" % (", ".join(names), who)
                    ) if names else "acknowledges nothing"
-        startup = settings.startup_names(text or "")
+        startup, pinned = startup_meanings(settings.startup_words(text or "", lines=True),
+                                           path, acks)
         if startup:
-            meaning = ("%s; acknowledges the startup code of %s" % (meaning, ", ".join(startup))
-                       if names else "acknowledges the startup code of %s" % ", ".join(startup))
-        if unknown:
-            meaning = "not understood: %s ignored (a silence file acknowledges shadows by " \
-                "name; SITEWARDEN_SILENCE silences a kind); %s (%s)" % (
-                    _quoted(unknown), meaning, FILE_ACCEPTED)
+            meaning = "; ".join(([meaning] if names else []) + startup)
+        if unknown or not pinned:
+            meaning = "not understood: %s%s (%s)" % (
+                "%s ignored (a silence file acknowledges shadows by name, startup code "
+                "pinned; SITEWARDEN_SILENCE silences a kind); " % _quoted(unknown)
+                if unknown else "", meaning, FILE_ACCEPTED)
         out.append({"path": path, "value": " ".join(text.split()), "names": list(names),
-                    "understood": not unknown, "meaning": meaning})
+                    "understood": not unknown and pinned, "meaning": meaning})
     return out

@@ -405,10 +405,10 @@ class PathSection(Record):
 
 
 #: What a finding's ``id`` leaves out: its words and its verdict, which may change while
-#: the finding stays the same (a new sitewarden's wording, an acknowledgement), and the
-#: fix, which names this host's interpreter.
+#: the finding stays the same (a new sitewarden's wording, an acknowledgement, the pin
+#: that would acknowledge it), and the fix, which names this host's interpreter.
 _NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
-                 "unacknowledged_severity", "command")
+                 "unacknowledged_severity", "acknowledgement_changed", "pin", "command")
 
 
 def _digest(value):
@@ -419,15 +419,24 @@ def _digest(value):
 
 def _sha256():
     """The interpreter's own sha256 (``_sha2``, 3.12+; ``_sha256`` before): ``hashlib``
-    loads OpenSSL first, ~5 ms of every ``check``; ``hashlib``'s where neither exists."""
+    loads OpenSSL first, ~5 ms of every ``check``; ``hashlib``'s where neither exists.
+    Found once per process: pip 26.3 fails an install that tries an import once it has
+    started, even one that fails (``_sha2`` before 3.12)."""
+    if _SHA256:
+        return _SHA256[0]
     for name in ("_sha2", "_sha256"):
         try:
-            return __import__(name).sha256  # reason: the CLI's only (finding ids), built in
+            _SHA256.append(__import__(name).sha256)  # reason: finding ids, built in
+            return _SHA256[0]
         except (ImportError, AttributeError):
             continue
     import hashlib  # reason: an interpreter built without its own sha256
 
-    return hashlib.sha256
+    _SHA256.append(hashlib.sha256)
+    return _SHA256[0]
+
+
+_SHA256 = []
 
 
 def _canonical(value):

@@ -23,10 +23,12 @@ import sys
 # failopen: a failed report goes through it (policy.Decision.report), after pip 26.3
 # forbids imports
 from .. import _swallowed, failopen, settings  # noqa: F401
-from ..audit.records import StartupSection
-from ..detect.records import CheckReport
+from ..audit.records import Acknowledgement, StartupSection
+from ..detect.records import CheckReport, _contents, _sha256, finding_id
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
+
+_sha256()  # the findings' ids hash with it after the install: pip 26.3 forbids imports then
 
 
 def _package_root():
@@ -49,16 +51,27 @@ def static_report(kind="report", timeout=60):
     return json.loads(proc.stdout.decode("utf-8")).pop("check")
 
 
-def acknowledged(f):
-    """The ``startup:NAME`` acknowledgement (``SITEWARDEN_SILENCE``, a silence file) that
-    covers the startup file ``f`` (its distribution's name or its file's), or None."""
-    keys = {os.path.basename(f.path).lower()}
-    if f.owner.distribution:
-        keys.add(settings.canonical(f.owner.distribution))
-    for name, source in settings.startup_acknowledgements():
-        if name.lower() in keys or settings.canonical(name) in keys:
-            return "startup:%s (%s)" % (name, source)
+def acknowledged(found):
+    """The acknowledgement that lifted the findings ``found`` of one startup file, as the
+    child's ``check`` read it (pinned to the file, its owner and its code:
+    ``audit.acknowledgements``), in words, or None."""
+    for x in found:
+        if x.details.get("acknowledged"):
+            return "an acknowledgement of its code as it is, in %s" % (
+                x.details.get("acknowledged_by"),)
     return None
+
+
+def tell_unmatched(section):
+    """Under ``SITEWARDEN_DEBUG``: each acknowledgement of startup code that acknowledges
+    nothing here (its file changed, is gone, or it pins nothing), as the child read it."""
+    if failopen.mode() != "print":
+        return
+    for ack in (section or {}).get("acknowledgements") or ():
+        if ack.get("state") != "acknowledged":
+            failopen.tell("%s in %s: %s" % (
+                settings.short_word(ack.get("word") or ""), ack.get("source"),
+                Acknowledgement.from_json(ack).meaning()))
 
 
 def report(before, stream=None, check=None, high_only=False, verb="install"):
@@ -166,6 +179,10 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
     for f in list(files.values()):
         files.setdefault(f.kind, f)  # "sitecustomize", "usercustomize": the file a start runs
     findings = report.findings if report else []
+    contents = _contents(section)
+    for x in findings:  # the ids check gives them: sitewarden acknowledge takes them
+        x.id = finding_id(x, contents)
+    tell_unmatched(section)
     blocks, lines = [], []
     for how, paths in (("added", added), ("changed", changed)):
         for path in paths:
@@ -203,7 +220,7 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
     high = [x for x in found if x.severity == "high"]
     code = f.executable()
     does = sorted({c for x in code for c in x.capabilities or ()} | set(f.capabilities or ()))
-    ack = acknowledged(f)
+    ack = acknowledged(found)
     what = "%s (%s)" % (path, _owner(f.owner)) if said else "%s %s (%s)" % (
         how, path, _owner(f.owner))
     if said:
@@ -218,7 +235,6 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
         lines.extend("    %s: %s" % (x.severity, x.message) for x in found
                      if x.severity in ("medium", "low"))
     else:
-        name = f.owner.distribution or os.path.basename(path)
         blocks.append("\n".join([
             "warning: %s" % high[0].kind, "",
             "\u00d7 %s, %s, %s, runs code at every start of %s" % (
@@ -228,9 +244,9 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
             "Python program of this interpreter, as whoever runs it.",
             "hint: %s" % ("undo it: %s" % _undo(places) if places else
                           "remove it: %s" % _remove(f)),
-            "hint: if you trust it, acknowledge it: SITEWARDEN_SILENCE=startup:%s for one "
-            "process, or a line startup:%s in %s for every process" % (
-                name, name, settings.SYSTEM_FILE),
+            "hint: if you trust it as it is, acknowledge it: sitewarden acknowledge %s "
+            "--python %s (pins its code in %s: any change to it brings this warning back)" % (
+                high[0].id, sys.executable or "python3", settings.SYSTEM_FILE),
         ]))
 
 

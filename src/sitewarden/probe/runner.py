@@ -112,12 +112,13 @@ _RUNTIME = {
               "probe.static_check", "pathfacts", "detect.distribution") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
-_RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["check"]
+_RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["pins"] = _RUNTIME["check"]
 #: What each static kind collects (None: everything): an installer's shadow report needs
 #: the shadowing section alone; ``status``, the startup files (whether they load the guard).
 _SECTIONS = {"shadows": ("shadowing",), "status": ("startup",)}
-#: The probes that start the target without ``site`` (``STATIC_BOOTSTRAP``).
-STATIC_KINDS = ("static", "status", "report", "shadows")
+#: The probes that start the target without ``site`` (``STATIC_BOOTSTRAP``); ``pins``:
+#: ``static`` for ``sitewarden acknowledge``, each finding it may lift with its pin.
+STATIC_KINDS = ("static", "status", "report", "shadows", "pins")
 
 
 def _load_runtime(names, payload=None, kind=None):
@@ -363,7 +364,7 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     argv = sys.argv[1:] if argv is None else argv
     kind = argv[0] if argv else "facts"
     _load_runtime(_RUNTIME.get(kind, ()), payload,
-                  ("check" if kind in ("full", "static", "status") else kind)
+                  ("check" if kind in ("full", "static", "status", "pins") else kind)
                   if kind in _RUNTIME else None)
     if kind not in ("facts", "report", "shadows"):
         _cache_vendored_bytecode()
@@ -378,7 +379,8 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     # report: an installer's (guard.startup_report), from the deployed runtime: nothing kept
     private_cache.DIRECTORY = payload if kind not in ("report", "shadows") else None
     if kind in STATIC_KINDS:
-        data = static_check.report(start[0], start[1], facts, _SECTIONS.get(kind))
+        data = static_check.report(start[0], start[1], facts, _SECTIONS.get(kind),
+                                   kind == "pins")
     else:
         report = check.collect().as_json()
         data = report if kind == "check" else {"facts": facts().as_json(), "check": report,

@@ -15,7 +15,7 @@ import os
 import sys
 
 from .. import _swallowed
-from ..audit import line_checks, reader, site_emulation
+from ..audit import inventory, line_checks, reader, site_emulation
 from . import check
 
 #: The module the guard's hooks import, and the entry point they call.
@@ -26,17 +26,19 @@ HOOK_LINE = ("import os; os.access(sitedir + '/sitewarden/__init__.py', 4) and "
              "__import__('sitewarden')")
 
 
-def report(path, path0, facts, sections=None):
+def report(path, path0, facts, sections=None, pins=False):
     """``{"facts", "check", "startup"}`` of a normal start of this ``-S`` process's
     interpreter, emulated: ``path``, the ``sys.path`` ``site`` would start from (no
     ``-c`` entry); ``path0``, that entry or None; ``facts``, the probe's facts function
     (run once the start is emulated); ``sections``: the report's sections to collect
-    (None: all)."""
+    (None: all); ``pins``: each finding an acknowledgement lifts carries the word that
+    would (``sitewarden acknowledge``'s probe)."""
     import site  # the target's, from its standard library (probe._StdlibFirst); -S: no main()
 
     static = site_emulation.emulate(site, path=path, path0=path0)
     static.apply()
     data = facts().as_json()
+    inventory.PIN_ALL = pins
     collected = check.collect(sections)
     section = collected.section("startup")
     return {"facts": data, "check": collected.as_json(),

@@ -1,0 +1,167 @@
+"""Whether the acknowledgements of startup code hold: never by a name, always by content.
+
+``sitewarden acknowledge`` accepts one startup file as it is: it writes
+``startup:PATH@sha256:DIGEST``, the digest (:func:`pin`) of the file's path, its owner
+and every byte its code runs (the file, and each module, bytecode file, extension or
+archive its analysis read: ``module_files``).  Here ``check`` and the install report's
+child (the probe) read those words back (``settings.startup_acknowledgements``): a pin
+that holds lifts the file's findings to ``info``; a file, owner or code that is not what
+was acknowledged leaves them standing, saying so; a word that names no startup file, or
+pins nothing (a bare name), acknowledges nothing and is reported as such.  Imported only
+when there is a word to read, or a pin to give (``inventory.PIN_ALL``).  Module level:
+``os`` and sitewarden's modules.
+"""
+
+import os
+
+from .. import settings
+from ..detect.records import Finding
+from . import integrity
+from .reader import read_bytes
+from .records import Acknowledgement
+
+#: The findings an acknowledgement lifts: what a startup file's code does, whoever owns
+#: it; never a file that is not what its owner installed, code that could not be read,
+#: nor a file others may change.
+ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unowned-startup-code")
+
+#: The pin's format, hashed first: a new format never matches an old pin.
+_FORMAT = b"sitewarden startup pin 1\0"
+_CHUNK = 1 << 16
+
+
+def runs(f):
+    """The files ``f``'s code runs beside ``f`` itself: each module file its analysis read
+    (sources, the bytecode used instead, extensions, archives), sorted."""
+    return sorted({p for x in f.executable() for p in x.module_files} | set(f.module_files))
+
+
+def pin(f):
+    """The hex sha256 an acknowledgement of the startup file ``f`` pins: its path, its
+    owner (kind, package or distribution, version) and, by path, the sha256 of ``f`` and
+    of each file :func:`runs` names; None when one of them cannot be read."""
+    h = integrity._hasher("sha256")
+    data, _why = read_bytes(f.path)
+    if h is None or data is None:
+        return None
+    o = f.owner
+    h.update(_FORMAT + b"\0".join(os.fsencode(str(v)) for v in (
+        f.path, o.kind, o.package or o.distribution, o.version)) + b"\0")
+    h.update(_sha256(data) + b"\0")
+    for path in runs(f):
+        digest = _file_sha256(path)
+        if digest is None:
+            return None
+        h.update(os.fsencode(path) + b"\0" + digest + b"\0")
+    return h.hexdigest()
+
+
+def _sha256(data):
+    h = integrity._hasher("sha256")
+    h.update(data)
+    return h.hexdigest().encode("ascii")
+
+
+def _file_sha256(path):
+    """The hex sha256 of the regular file ``path`` (bytes), or None: never blocks on a
+    FIFO, never raises."""
+    h = integrity._hasher("sha256")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_mode & 0o170000 != 0o100000:  # S_ISREG, without stat
+            return None
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return h.hexdigest().encode("ascii")
+            h.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def word(f, digest):
+    """The acknowledgement of ``f`` pinned to ``digest``, as a silence file holds it."""
+    return "startup:%s%s%s" % (f.path, settings.PIN_MARK, digest)
+
+
+def apply(files, found, words, pin_all=False):
+    """Read the acknowledgements ``words`` (``[(word, source)]``) against the startup
+    ``files`` and their findings ``found``: lift those a pin holds for, say of the others
+    that their acknowledgement no longer holds; with ``pin_all`` (``sitewarden
+    acknowledge``'s probe) give each acknowledgeable finding its ``pin``, the word that
+    would acknowledge it.  Returns ``(acknowledgements, findings)``: an
+    :class:`Acknowledgement` per word, and ``unmatched-acknowledgement`` for each that
+    acknowledges nothing anywhere."""
+    by_path = {}
+    for f in files:
+        by_path.setdefault(f.path, f)
+        by_path.setdefault(f.realpath, f)
+    liftable = {}
+    for x in found:
+        f = by_path.get(x.details.get("file"))
+        if x.kind in ACKNOWLEDGEABLE and f is not None:
+            liftable.setdefault(f.path, []).append(x)
+    pins = {}
+
+    def pinned(f):
+        if f.path not in pins:
+            pins[f.path] = pin(f)
+        return pins[f.path]
+
+    if pin_all:
+        for path, xs in liftable.items():
+            digest = pinned(by_path[path])
+            for x in xs:
+                x.details["pin"] = word(by_path[path], digest) if digest else None
+    out = [_state(w, source, by_path, liftable, pinned) for w, source in words]
+    for ack in sorted(out, key=lambda a: a.state != "acknowledged"):
+        for x in liftable.get(getattr(by_path.get(ack.file), "path", None), ()):
+            _mark(x, ack)
+    return out, [_unmatched(a) for a in out if a.state in ("no-such-file", "unpinned")]
+
+
+def _state(w, source, by_path, liftable, pinned):
+    path, digest = settings.startup_pin(w)
+    if digest is None:
+        return Acknowledgement(w, source, None, "unpinned")
+    f = by_path.get(path)
+    if f is None:
+        return Acknowledgement(w, source, path, "not-startup-file" if os.path.lexists(path)
+                               else "no-such-file")
+    if f.path not in liftable:
+        return Acknowledgement(w, source, path, "nothing-to-acknowledge")
+    return Acknowledgement(w, source, path,
+                           "acknowledged" if pinned(f) == digest else "changed")
+
+
+def _mark(x, ack):
+    """Lift ``x`` (``ack`` holds), or say its acknowledgement no longer holds."""
+    if x.details.get("acknowledged"):
+        return
+    where = "%s in %s" % (settings.short_word(ack.word), ack.source)
+    if ack.state == "acknowledged":
+        x.details.update(acknowledged=True, acknowledged_by=ack.source,
+                         unacknowledged_severity=x.severity)
+        x.severity = "info"
+        x.message += "; acknowledged as it is (%s)" % where
+    elif ack.state == "changed" and not x.details.get("acknowledgement_changed"):
+        x.details["acknowledgement_changed"] = ack.source
+        x.message += ("; NOT acknowledged: the file, its owner or the code it runs changed "
+                      "since it was acknowledged (%s): review it, then acknowledge it again "
+                      "(sitewarden acknowledge FINDING-ID)" % where)
+
+
+def _unmatched(ack):
+    """``unmatched-acknowledgement`` (info): ``ack`` acknowledges nothing on any
+    interpreter (no such file, or no pin), though whoever wrote it meant it to."""
+    return Finding(
+        "unmatched-acknowledgement", "info",
+        "%s in %s %s; remove it from %s" % (
+            settings.short_word(ack.word), ack.source, ack.meaning(),
+            "this environment" if ack.source == "SITEWARDEN_SILENCE" else ack.source),
+        acknowledgement=ack.word, source=ack.source, state=ack.state)
