@@ -7,7 +7,8 @@ comment saying what was acknowledged; ``check`` then lists it as acknowledged an
 0; a change to the module brings it back, saying so, and acknowledging it again
 replaces the old line; a removed file leaves an acknowledgement that matches
 nothing, reported; a shadow is acknowledged by name; a file others may change, and an
-unknown id, are refused with the reason.
+unknown id, and code that runs what it does not show (no pin covers it), are refused
+with the reason.
 """
 
 from __future__ import annotations
@@ -87,6 +88,12 @@ def test_acknowledge_pins_one_finding_machine_wide(guarded_target):
     proc = t.cli("acknowledge", writable["id"], "--python", t.executable)
     assert proc.returncode == 2 and "a writable-startup-file finding cannot be " \
         "acknowledged" in proc.stderr, proc.stderr
+    hidden = local / "zz-swr-hidden.pth"
+    t.put(hidden, data=b"import os; exec(open(os.devnull).read())\n")
+    (runs,) = findings(t, "dangerous-startup-code", str(hidden))
+    proc = t.cli("acknowledge", runs["id"], "--python", t.executable)
+    assert proc.returncode == 2 and "its code runs what it does not show (runs-hidden-code)" \
+        in proc.stderr, proc.stderr
     proc = t.cli("acknowledge", "0123456789abcdef", "--python", t.executable)
     assert proc.returncode == 2 and "no finding 0123456789abcdef" in proc.stderr, proc.stderr
 

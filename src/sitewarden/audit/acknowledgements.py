@@ -25,6 +25,12 @@ from .records import Acknowledgement
 #: nor a file others may change.
 ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unowned-startup-code")
 
+#: What no pin covers: code that runs what it does not show (a file's contents, a
+#: computed value, a deserialised object): the bytes that run are not among those hashed.
+UNPINNABLE = "runs-hidden-code"
+#: The states of an acknowledgement that acknowledges nothing on any interpreter (one
+#: that names another interpreter's startup file, ``not-startup-file``, is not reported).
+UNMATCHED = ("no-such-file", "unpinned", "cannot-pin")
 #: The pin's format, hashed first: a new format never matches an old pin.
 _FORMAT = b"sitewarden startup pin 1\0"
 _CHUNK = 1 << 16
@@ -101,11 +107,16 @@ def apply(files, found, words, pin_all=False):
     for f in files:
         by_path.setdefault(f.path, f)
         by_path.setdefault(f.realpath, f)
-    liftable = {}
+    liftable, hidden = {}, set()
     for x in found:
         f = by_path.get(x.details.get("file"))
         if x.kind in ACKNOWLEDGEABLE and f is not None:
             liftable.setdefault(f.path, []).append(x)
+            if UNPINNABLE in (x.details.get("capabilities") or ()):
+                hidden.add(f.path)
+    for path in hidden:  # what it runs is not all in the files a pin covers
+        for x in liftable.pop(path):
+            x.details["pin"] = None
     pins = {}
 
     def pinned(f):
@@ -118,14 +129,14 @@ def apply(files, found, words, pin_all=False):
             digest = pinned(by_path[path])
             for x in xs:
                 x.details["pin"] = word(by_path[path], digest) if digest else None
-    out = [_state(w, source, by_path, liftable, pinned) for w, source in words]
+    out = [_state(w, source, by_path, liftable, pinned, hidden) for w, source in words]
     for ack in sorted(out, key=lambda a: a.state != "acknowledged"):
         for x in liftable.get(getattr(by_path.get(ack.file), "path", None), ()):
             _mark(x, ack)
-    return out, [_unmatched(a) for a in out if a.state in ("no-such-file", "unpinned")]
+    return out, [_unmatched(a) for a in out if a.state in UNMATCHED]
 
 
-def _state(w, source, by_path, liftable, pinned):
+def _state(w, source, by_path, liftable, pinned, hidden):
     path, digest = settings.startup_pin(w)
     if digest is None:
         return Acknowledgement(w, source, None, "unpinned")
@@ -133,6 +144,8 @@ def _state(w, source, by_path, liftable, pinned):
     if f is None:
         return Acknowledgement(w, source, path, "not-startup-file" if os.path.lexists(path)
                                else "no-such-file")
+    if f.path in hidden:
+        return Acknowledgement(w, source, path, "cannot-pin")
     if f.path not in liftable:
         return Acknowledgement(w, source, path, "nothing-to-acknowledge")
     return Acknowledgement(w, source, path,
@@ -158,7 +171,8 @@ def _mark(x, ack):
 
 def _unmatched(ack):
     """``unmatched-acknowledgement`` (info): ``ack`` acknowledges nothing on any
-    interpreter (no such file, or no pin), though whoever wrote it meant it to."""
+    interpreter (no such file, no pin, code no pin covers), though whoever wrote it meant
+    it to."""
     return Finding(
         "unmatched-acknowledgement", "info",
         "%s in %s %s; remove it from %s" % (

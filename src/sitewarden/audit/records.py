@@ -257,15 +257,13 @@ class Acknowledgement(Record):
     ``startup:``), ``file`` (the startup file it names), ``state``: ``acknowledged`` (the
     file's findings, its code as pinned), ``changed`` (the file, its owner or what it runs
     is not what was acknowledged: its findings stand), ``nothing-to-acknowledge`` (the
-    file has no finding an acknowledgement lifts), ``no-such-file``, ``not-startup-file``
+    file has no finding an acknowledgement lifts), ``cannot-pin`` (its code runs what it
+    does not show: no pin covers that), ``no-such-file``, ``not-startup-file``
     (not read by a start of this interpreter: another's, perhaps), ``unpinned`` (no
     digest: it acknowledges nothing)."""
 
     __slots__ = ("word", "source", "file", "state")
     FIELDS = _fields(*__slots__)
-
-    #: The states in which it acknowledges nothing here.
-    UNMATCHED = ("no-such-file", "not-startup-file", "unpinned")
 
     def __init__(self, word, source, file=None, state=None):
         self.word = word
@@ -284,6 +282,8 @@ _MEANINGS = {
     "changed": "acknowledged FILE, whose path, owner or code changed since: its findings "
                "stand (review it, then sitewarden acknowledge it again)",
     "nothing-to-acknowledge": "names FILE, which has no finding an acknowledgement lifts",
+    "cannot-pin": "acknowledges nothing: FILE's code runs what it does not show "
+                  "(runs-hidden-code), which no pin covers",
     "no-such-file": "matches nothing: FILE does not exist",
     "not-startup-file": "matches nothing here: FILE is not a startup file of this "
                         "interpreter",

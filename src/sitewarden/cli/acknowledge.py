@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from .. import settings
-from ..audit.acknowledgements import ACKNOWLEDGEABLE
+from ..audit.acknowledgements import ACKNOWLEDGEABLE, UNPINNABLE
 from ..detect.records import CheckReport, Finding
 from . import fileops, targets
 from .errors import EXIT_OK, UsageError
@@ -95,6 +95,11 @@ def _line(finding: Finding, where: str) -> str:
     for a finding no acknowledgement may lift."""
     if finding.kind in ACKNOWLEDGEABLE:
         pin = finding.details.get("pin")
+        if UNPINNABLE in (finding.details.get("capabilities") or ()):
+            raise UsageError("%s cannot be acknowledged: its code runs what it does not show "
+                             "(%s), so no pin covers what runs; remove it, or replace it "
+                             "with code that shows what it does" % (
+                                 finding.details.get("file"), UNPINNABLE))
         if not pin:
             raise UsageError("%s cannot be pinned: a file its code runs cannot be read "
                              "(%s names it)" % (finding.details.get("file"), where))
