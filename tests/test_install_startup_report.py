@@ -183,8 +183,8 @@ def acknowledging(t, pip, new, wheels, pth, hint):
     assert word, proc.stdout
     proc = reinstall({})
     assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stderr
-    assert "%s (installed by swr-litellm 1.82.8, matches its RECORD): acknowledged by an " \
-        "acknowledgement of its code as it is, in %s" % (pth, silence) in proc.stderr, proc.stderr
+    assert "%s (installed by swr-litellm 1.82.8, matches its RECORD): acknowledged as it is " \
+        "(its pinned code, in %s)" % (pth, silence) in proc.stderr, proc.stderr
     status, report, text = t.cli_check(env={"SITEWARDEN_SILENCE": "startup:swr-litellm"})
     (found,) = [f for f in report["findings"] if f["id"] == fid]
     assert found["severity"] == "info" and found["acknowledged_by"] == silence, found
@@ -204,7 +204,7 @@ def acknowledging(t, pip, new, wheels, pth, hint):
         "nothing: it pins no content" in proc.stderr, proc.stderr
     # The pin, per process; then the code changes: the finding is back, and says why.
     proc = reinstall({"SITEWARDEN_SILENCE": word.group(1)})
-    assert BLOCK not in proc.stderr and "acknowledged by" in proc.stderr, proc.stderr
+    assert BLOCK not in proc.stderr and "acknowledged as it is" in proc.stderr, proc.stderr
     t.put(Path(pth), data=LITELLM.replace("cGFzcw==", "ZXhpdCgp").encode())
     report = json.loads(t.cli("check", "--python", t.executable, "--json",
                               env={"SITEWARDEN_SILENCE": word.group(1)}).stdout)

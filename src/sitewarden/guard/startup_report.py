@@ -57,8 +57,7 @@ def acknowledged(found):
     ``audit.acknowledgements``), in words, or None."""
     for x in found:
         if x.details.get("acknowledged"):
-            return "an acknowledgement of its code as it is, in %s" % (
-                x.details.get("acknowledged_by"),)
+            return "as it is (its pinned code, in %s)" % (x.details.get("acknowledged_by"),)
     return None
 
 
@@ -226,7 +225,7 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
     if said:
         what += ": what it runs changed (%s)" % said
     if ack:
-        lines.append("  %s: acknowledged by %s" % (what, ack))
+        lines.append("  %s: acknowledged %s" % (what, ack))
     elif not high:
         lines.append("  %s%s%s" % (
             what, ": runs code at every start" if f.runs_code() else
