@@ -10,6 +10,8 @@ from a cache next to the roots, downloaded once with ``apt-get download``.
 from __future__ import annotations
 
 import fcntl
+import gzip
+import io
 import json
 import os
 import re
@@ -17,6 +19,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -58,10 +61,14 @@ PACKAGE_INIT = "/usr/lib/python3/dist-packages/sitewarden/__init__.py"
 # ---------------------------------------------------------------- building
 
 
+#: Who signs the bumped rebuild (``--maintainer``): a fleet's own build.
+REBUILDER = "Fleet Builds <python-builds@example.org>"
+
+
 def build(out: Path, version: str | None = None) -> Path:
     argv = [sys.executable, str(BUILD), "--out", str(out)]
     if version:
-        argv += ["--version", version]
+        argv += ["--version", version, "--maintainer", REBUILDER]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300,
                           stdin=subprocess.DEVNULL, cwd=str(CHECKOUT))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -436,6 +443,15 @@ def test_build_is_reproducible_and_holds_the_deployed_runtime(debs, tmp_path):
     info = subprocess.run(["dpkg-deb", "--field", str(again), "Version", "Depends"],
                           capture_output=True, text=True, check=True).stdout
     assert "Version: %s\n" % DEB_VERSION[VERSION] in info and "Depends: python3:any" in info
+    # Whoever builds it for a fleet signs it: --maintainer (the bumped rebuild's).
+    field = subprocess.run(["dpkg-deb", "--field", str(debs[NEXT]), "Maintainer"],
+                           capture_output=True, text=True, check=True).stdout
+    assert field.strip() == REBUILDER, field
+    log = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(debs[NEXT])], capture_output=True,
+                         check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(log)) as tar:
+        entry = tar.extractfile("./usr/share/doc/sitewarden/changelog.gz").read()
+    assert " -- %s  " % REBUILDER in gzip.decompress(entry).decode().split("\n\n")[2]
 
 
 def test_lintian_reports_no_error(debs):
