@@ -8,7 +8,7 @@ comment saying what was acknowledged; ``check`` then lists it as acknowledged an
 replaces the old line; a removed file leaves an acknowledgement that matches
 nothing, reported; a shadow is acknowledged by name; a file others may change, and an
 unknown id, and code that runs what it does not show (no pin covers it), are refused
-with the reason.
+with the reason; a silence file others may change acknowledges nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +58,13 @@ def test_acknowledge_pins_one_finding_machine_wide(guarded_target):
     proc = t.cli("acknowledge", found["id"], "--python", t.executable)
     assert proc.returncode == 0 and "is acknowledged already" in proc.stdout, proc.stdout
     assert t.read_bytes(SILENCE).decode() == text
+    # A silence file others may change acknowledges nothing.
+    t.chmod(SILENCE, 0o666)
+    (open_file,) = findings(t, "unowned-startup-code", str(pth))
+    assert open_file["severity"] == "medium", open_file
+    (untrusted,) = findings(t, "unmatched-acknowledgement")
+    assert untrusted["state"] == "untrusted-source", untrusted
+    t.chmod(SILENCE, 0o644)
 
     # What it runs changes: the finding is back (its id is the startup file's: the same
     # here); acknowledging it again replaces the line.

@@ -16,7 +16,7 @@ import os
 
 from .. import settings
 from ..detect.records import Finding
-from . import integrity
+from . import integrity, line_checks
 from .reader import read_bytes
 from .records import Acknowledgement
 
@@ -30,7 +30,7 @@ ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unown
 UNPINNABLE = "runs-hidden-code"
 #: The states of an acknowledgement that acknowledges nothing on any interpreter (one
 #: that names another interpreter's startup file, ``not-startup-file``, is not reported).
-UNMATCHED = ("no-such-file", "unpinned", "cannot-pin")
+UNMATCHED = ("no-such-file", "unpinned", "cannot-pin", "untrusted-source")
 #: The pin's format, hashed first: a new format never matches an old pin.
 _FORMAT = b"sitewarden startup pin 1\0"
 _CHUNK = 1 << 16
@@ -129,11 +129,23 @@ def apply(files, found, words, pin_all=False):
             digest = pinned(by_path[path])
             for x in xs:
                 x.details["pin"] = word(by_path[path], digest) if digest else None
-    out = [_state(w, source, by_path, liftable, pinned, hidden) for w, source in words]
+    untrusted = {source: _others_may_change(source) for _w, source in words}
+    out = [Acknowledgement(w, source, None, "untrusted-source") if untrusted[source]
+           else _state(w, source, by_path, liftable, pinned, hidden) for w, source in words]
     for ack in sorted(out, key=lambda a: a.state != "acknowledged"):
         for x in liftable.get(getattr(by_path.get(ack.file), "path", None), ()):
             _mark(x, ack)
     return out, [_unmatched(a) for a in out if a.state in UNMATCHED]
+
+
+def _others_may_change(source):
+    """Someone besides this user and root may change the silence file ``source`` (or
+    its directory): what they write there must not lift a finding."""
+    if source == "SITEWARDEN_SILENCE":
+        return False  # this process's own environment
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    return bool(line_checks.file_writers(source, euid)
+                or line_checks.writers(os.path.dirname(source), euid, {}))
 
 
 def _state(w, source, by_path, liftable, pinned, hidden):

@@ -258,7 +258,8 @@ class Acknowledgement(Record):
     file's findings, its code as pinned), ``changed`` (the file, its owner or what it runs
     is not what was acknowledged: its findings stand), ``nothing-to-acknowledge`` (the
     file has no finding an acknowledgement lifts), ``cannot-pin`` (its code runs what it
-    does not show: no pin covers that), ``no-such-file``, ``not-startup-file``
+    does not show: no pin covers that), ``untrusted-source`` (others than root and this
+    user may change the silence file that holds it), ``no-such-file``, ``not-startup-file``
     (not read by a start of this interpreter: another's, perhaps), ``unpinned`` (no
     digest: it acknowledges nothing)."""
 
@@ -284,6 +285,9 @@ _MEANINGS = {
     "nothing-to-acknowledge": "names FILE, which has no finding an acknowledgement lifts",
     "cannot-pin": "acknowledges nothing: FILE's code runs what it does not show "
                   "(runs-hidden-code), which no pin covers",
+    "untrusted-source": "acknowledges nothing: users other than root may change the "
+                        "silence file that holds it (make it and its directory root's "
+                        "alone: chown root, chmod go-w)",
     "no-such-file": "matches nothing: FILE does not exist",
     "not-startup-file": "matches nothing here: FILE is not a startup file of this "
                         "interpreter",
