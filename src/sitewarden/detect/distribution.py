@@ -65,8 +65,8 @@ def decode(data):
     """A metadata file's bytes as text: UTF-8 (a BOM dropped), else Latin-1; None stays."""
     if data is None:
         return None
-    try:
-        return data.decode("utf-8-sig")
+    try:  # utf-8-sig without the codec registry's lookup (~1M instructions in a probe)
+        return (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
 
