@@ -324,3 +324,25 @@ def test_headers_end_at_a_blank_line_of_any_kind():
     assert distribution.parse_headers("Name: a\nDescription: x\n  y\nVersion: 1") == [
         ("name", "a"), ("description", "x\ny"), ("version", "1")]
     assert distribution.parse_headers(" Name: a\nVersion: 1") == [("name", "a"), ("version", "1")]
+
+
+def test_listing_agrees_with_asking_each_distribution(tmp_path):
+    """``distinfo.listing`` (one search of a directory's file lists, joined) keeps, in
+    directory order, every distribution whose ``records`` says yes: RECORDs,
+    ``installed-files.txt`` (by the last part), no list at all, csv quoting, a path in
+    several lists or at a list's very end, a path in none, the empty path."""
+    for i in range(4):
+        make_dist(tmp_path, "plain-%d" % i, "1", {"shared/__init__.py": "", "p%d.py" % i: ""})
+    egg = make_dist(tmp_path, "old", "1.0", {"old-nspkg.pth": "import sys\n"}, kind="egg-info")
+    (egg / "installed-files.txt").write_text("../old-nspkg.pth\nPKG-INFO")
+    make_dist(tmp_path, "norecord", "1.0", {"norecord.py": ""}, record=False)
+    comma = make_dist(tmp_path, "comma", "1.0", {"a,b.pth": "import os\n"}, record=False)
+    (comma / "RECORD").write_text('"a,b.pth",,\ncomma-1.0.dist-info/METADATA,,')
+    dists = distinfo.distributions(str(tmp_path))
+    for path in ("shared/__init__.py", "p2.py", "old-nspkg.pth", "PKG-INFO", "a,b.pth",
+                 "comma-1.0.dist-info/METADATA", "norecord.py", "nowhere.py", '"a,b.pth"', ""):
+        listed = distinfo.listing(dists, path)
+        assert [d for d in listed if d.records(path)] == [d for d in dists if d.records(path)]
+        assert listed == [d for d in dists if d in listed]  # directory order
+    assert [d.file_name for d in distinfo.listing(dists, "shared/__init__.py")] == [
+        "norecord", "plain_0", "plain_1", "plain_2", "plain_3"], "no list: always asked"

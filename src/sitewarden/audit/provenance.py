@@ -188,7 +188,8 @@ def _module_dist(f, path):
     top = top[:-len(".py")] if top.endswith(".py") else top
     dists = distinfo.distributions(site)
     own = [f.dist] if f.dist is not None and f.site_dir == site else []
-    for dist in own + distribution.named_after(dists, top.lower()) + list(dists):
+    # then the directory's, those whose RECORD's text holds the path (one search of them all)
+    for dist in own + distribution.named_after(dists, top.lower()) + distinfo.listing(dists, rel):
         if dist.kind == "dist-info" and dist.may_list(rel) and rel in (dist.files() or ()):
             return dist
     return None

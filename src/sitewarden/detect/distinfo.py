@@ -125,12 +125,63 @@ def _zip_distributions(directory, path):
     return out
 
 
+#: ``id(dists)`` -> ``(dists, index)``: :func:`listing`'s index of one directory's list.
+_listings = {}
+
+
+def listing(dists, path):
+    """The distributions of ``dists`` (a directory's, :func:`distributions`) whose
+    :meth:`~.distribution.Distribution.may_list` passes for ``path`` (relative, '/'
+    separated), in their order: every one whose :meth:`records` may say yes.  One search
+    of their file lists' texts, joined once per list, where a scan asks each in turn (a
+    ``check`` asks for every startup file and module among every distribution)."""
+    if '"' in path:  # escaped in the CSV: may_list passes every list
+        return list(dists)
+    hit = _listings.get(id(dists))
+    if hit is None or hit[0] is not dists:
+        hit = _listings[id(dists)] = (dists, _index(dists))
+    found = set(hit[1][0])
+    for needle, (joined, starts) in zip((path, path.rpartition("/")[2]), hit[1][1]):
+        at = joined.find(needle) if starts else -1
+        while at >= 0:
+            low, high = 0, len(starts) - 1  # the last text starting at or before ``at``
+            while low < high:
+                mid = (low + high + 1) // 2
+                if starts[mid][0] <= at:
+                    low = mid
+                else:
+                    high = mid - 1
+            found.add(starts[low][1])
+            nxt = starts[low + 1][0] if low + 1 < len(starts) else len(joined)
+            at = joined.find(needle, max(at + 1, nxt))
+    return [dists[i] for i in sorted(found)]
+
+
+def _index(dists):
+    """``(positions of the distributions whose list may_list never searches, ((joined
+    RECORD texts, [(offset, position)]), (joined installed-files.txt texts, ...)))``:
+    the texts ``may_list`` searches (the path in a RECORD, its last part in an
+    ``installed-files.txt``), NUL-separated: no path holds one."""
+    always, kinds = [], {"RECORD": ([], []), "installed-files.txt": ([], [])}
+    for i, dist in enumerate(dists):
+        member = {"dist-info": "RECORD", "egg-info": "installed-files.txt"}.get(dist.kind)
+        text = dist._member(member) if member is not None else None
+        if text is None:
+            always.append(i)
+            continue
+        texts, starts = kinds[member]
+        starts.append((sum(len(t) + 1 for t in texts[-1:]) + (starts[-1][0] if starts else 0),
+                       i))
+        texts.append(text)
+    return always, tuple(("\0".join(texts), starts) for texts, starts in kinds.values())
+
+
 def pth_owner(pth):
     """The distribution that installed the ``.pth`` file ``pth`` (its RECORD lists it:
     PEP 660 ``__editable__.*.pth``, flit's and hatchling's editable ``.pth``), or None."""
     try:
         directory, name = os.path.split(pth)
-        for dist in distributions(directory):
+        for dist in listing(distributions(directory), name):
             if dist.records(name):
                 return dist
     except Exception:
@@ -154,6 +205,7 @@ def pth_paths(dist):
 
 def clear_cache():
     _dir_cache.clear()
+    _listings.clear()
 
 
 def _relative(origin, entry):
@@ -182,7 +234,7 @@ def _owner(module, origin, entry):
     if not dists:
         return None
     rel = _relative(origin, entry) if origin else None
-    return distribution.claimant(dists, module, rel)
+    return distribution.claimant(dists, module, rel, listing)
 
 
 def requirers(names, directories):

@@ -64,9 +64,11 @@ def collect(sections=None):
     """The report, as produced inside the target interpreter (``sections``: the names of
     the sections to collect, None: all)."""
     pathfacts.remember_real()  # one report: each directory resolved once
+    line_checks.remember_specs()  # ...and each module name searched once
     try:
         return _report(sections)
     finally:
+        line_checks.forget_specs()
         pathfacts.forget_real()
 
 

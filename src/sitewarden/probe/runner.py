@@ -348,6 +348,31 @@ def _stdlib_first():
         sys.meta_path.insert(0, _StdlibFirst(entries, frozenset(stdlib_names())))
 
 
+def _sysconfig_without_threading():
+    """Import ``sysconfig`` (the scheme paths every probe asks) with the one thing it takes
+    of ``threading`` (3.12+: ``threading.RLock()`` for its lock, at module level, nothing
+    else): ``_thread.RLock``, the class ``threading.RLock`` makes.  Importing ``threading``
+    costs a probe ~4.2M instructions on 3.15; the probe starts no thread.  The stand-in is
+    taken off ``sys.modules`` at once: whoever imports ``threading`` later gets the real
+    one.  Nothing done when either module is loaded already or the import fails (the
+    caller's own import then says why)."""
+    if sys.version_info < (3, 12) or "sysconfig" in sys.modules or "threading" in sys.modules:
+        return
+    thread = sys.modules.get("_thread")  # built in, loaded at startup
+    if thread is None or not hasattr(thread, "RLock"):
+        return
+    stand_in = type(sys)("threading")
+    stand_in.RLock = thread.RLock
+    sys.modules["threading"] = stand_in
+    try:
+        __import__("sysconfig")  # the standard library's (_StdlibFirst is in place)
+    except Exception:  # its caller imports it again, with threading, and fails as it would
+        pass
+    finally:
+        if sys.modules.get("threading") is stand_in:
+            del sys.modules["threading"]
+
+
 def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     """``facts`` (run as ``-E -S``), ``static`` (``-S``: facts, the report and whether a
     normal start would load the guard, all of a normal start emulated, see
@@ -369,6 +394,7 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     if kind not in ("facts", "report", "shadows"):
         _cache_vendored_bytecode()
     _stdlib_first()
+    _sysconfig_without_threading()
     if kind not in ("facts", "check", "full") + STATIC_KINDS:
         raise SystemExit("unknown probe %r" % (kind,))
     if kind == "facts":
@@ -468,62 +494,79 @@ sitewarden.probe.runner.main(None, startup, report_fd, payload)
 sitewarden.probe.runner.exit_without_teardown(0)
 """
 
-#: Run by the CLI in the target as ``-I -S -c STATIC_BOOTSTRAP <payload dir> static [<report
+#: Run by the CLI in the target as ``-I -S -c STATIC_BOOTSTRAP <payload dir> <kind> [<report
 #: fd>]`` (``check``, ``status``, the apt hook, an installer's report): isolated (``-I``:
 #: nothing of ``PYTHONPATH``, the user site or the working directory is importable while
 #: the interpreter starts, ``encodings`` included, nor after), no ``site``, and nothing
 #: imported but the standard library and the payload until ``_StdlibFirst`` is in place.
-#: The start it describes is the user's normal one, rebuilt from the environment's text
-#: (data here, never acted on): ``PYTHONPATH``'s entries as the interpreter adds them
-#: (made absolute on 3.11+), the ``-c`` entry unless ``PYTHONSAFEPATH``, and ``sys.flags``
-#: replaced by that start's (not isolated; ``PYTHONNOUSERSITE``, ``PYTHONSAFEPATH``...).
-#: The ``sys.path`` that ``site`` would start from is handed to the probe.  Python 2
-#: compatible up to the version check, as BOOTSTRAP.  (Started without ``-I``, it
-#: describes that start's own path, as before.)
+#: Python 2 compatible up to the version check, as BOOTSTRAP; then only what must run
+#: before this module is imported (its ``sys.path``: the payload, then the standard
+#: library's entries), the rest in :func:`static_main`, from bytecode: the text of ``-c``
+#: is compiled at every start (~3M instructions more on 3.15 when it held the rest).
 STATIC_BOOTSTRAP = _PROLOGUE + """\
 path = list(sys.path)
-path0 = None
 _v = sys.version_info
-if sys.flags.isolated:
-    _fs = sys.getfilesystemencoding()
-    def _env(name):
-        value = _posix.environ.get(name.encode('ascii'))
-        return value.decode(_fs, 'surrogateescape') if value else ''
-    _entries = _env('PYTHONPATH').split(':') if _env('PYTHONPATH') else []
-    if _v >= (3, 11):
-        import posixpath  # the standard library's: under -I sys.path holds nothing else
-        try:
-            _here = _posix.getcwd()
-            _entries = [posixpath.normpath(posixpath.join(_here, e)) for e in _entries]
-        except OSError:
-            pass
-    _safe = _v >= (3, 11) and bool(_env('PYTHONSAFEPATH'))
-    path, path0 = _entries + path, (None if _safe else '')
-    _flags = dict((n, getattr(sys.flags, n)) for n in dir(sys.flags)
-                  if not n.startswith(('_', 'n_')) and n not in ('count', 'index'))
-    _flags.update(isolated=0, ignore_environment=0, no_user_site=int(bool(_env(
-        'PYTHONNOUSERSITE'))), dont_write_bytecode=int(bool(_env('PYTHONDONTWRITEBYTECODE'))))
-    if 'safe_path' in _flags:
-        _flags['safe_path'] = int(_safe)
-    sys.flags = type(sys.implementation)(**_flags)
-    sys.dont_write_bytecode = bool(_flags['dont_write_bytecode'])
-elif path and not getattr(sys.flags, 'safe_path', 0):
-    path0 = path.pop(0)
 _std = set()
 for _prefix, _exec in ((sys.prefix, sys.exec_prefix), (sys.base_prefix, sys.base_exec_prefix)):
     for _lib in ('lib', getattr(sys, 'platlibdir', 'lib')):
         _std.add('%s/%s/python%d%d.zip' % (_prefix, _lib, _v[0], _v[1]))
         _std.add('%s/%s/python%d.%d' % (_prefix, _lib, _v[0], _v[1]))
         _std.add('%s/%s/python%d.%d/lib-dynload' % (_exec, _lib, _v[0], _v[1]))
-stdlib = [e for e in path if e in _std] or path[-3:]
-sys.path[:] = [payload] + stdlib
+sys.path[:] = [payload] + ([e for e in path if e in _std] or path[-3:])
 _dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, sys.argv[1] in ('report', 'shadows')
 import sitewarden.probe.runner
 sys.dont_write_bytecode = _dont_write
-sys.path[:] = stdlib
-sitewarden.probe.runner.main(None, None, report_fd, payload, (path, path0))
-sitewarden.probe.runner.exit_without_teardown(0)
+sitewarden.probe.runner.static_main(path, _std, report_fd, payload)
 """
+
+
+def static_main(path, std, report_fd, payload):
+    """What :data:`STATIC_BOOTSTRAP` runs once this module is imported: the start it
+    describes is the user's normal one, rebuilt from the environment's text (data here,
+    never acted on): ``PYTHONPATH``'s entries as the interpreter adds them (made absolute
+    on 3.11+), the ``-c`` entry unless ``PYTHONSAFEPATH``, and ``sys.flags`` replaced by
+    that start's (not isolated; ``PYTHONNOUSERSITE``, ``PYTHONSAFEPATH``...).  ``path``:
+    ``sys.path`` as the interpreter started; ``std``: the standard library's entries it
+    may hold.  The ``sys.path`` that ``site`` would start from is handed to :func:`main`.
+    (Started without ``-I``, it describes that start's own path.)"""
+    path, path0 = list(path), None
+    if sys.flags.isolated:
+        path, path0 = _isolated_start(path)
+    elif path and not getattr(sys.flags, "safe_path", 0):
+        path0 = path.pop(0)
+    sys.path[:] = [e for e in path if e in std] or path[-3:]
+    main(None, None, report_fd, payload, (path, path0))
+    exit_without_teardown(0)
+
+
+def _isolated_start(path):
+    """``(sys.path, the -c entry)`` of the normal start an isolated probe describes; its
+    ``sys.flags`` and ``sys.dont_write_bytecode`` set as that start's."""
+    posix = sys.modules["posix"]  # built in
+    fs = sys.getfilesystemencoding()
+
+    def env(name):
+        value = posix.environ.get(name.encode("ascii"))
+        return value.decode(fs, "surrogateescape") if value else ""
+
+    entries = env("PYTHONPATH").split(":") if env("PYTHONPATH") else []
+    if sys.version_info >= (3, 11):
+        try:
+            here = posix.getcwd()
+            entries = [os.path.normpath(os.path.join(here, e)) for e in entries]
+        except OSError:
+            pass
+    safe = sys.version_info >= (3, 11) and bool(env("PYTHONSAFEPATH"))
+    flags = dict((n, getattr(sys.flags, n)) for n in dir(sys.flags)
+                 if not n.startswith(("_", "n_")) and n not in ("count", "index"))
+    flags.update(isolated=0, ignore_environment=0, no_user_site=int(bool(env(
+        "PYTHONNOUSERSITE"))), dont_write_bytecode=int(bool(env("PYTHONDONTWRITEBYTECODE"))))
+    if "safe_path" in flags:
+        flags["safe_path"] = int(safe)
+    sys.flags = type(sys.implementation)(**flags)
+    sys.dont_write_bytecode = bool(flags["dont_write_bytecode"])
+    return entries + path, (None if safe else "")
+
 
 #: Run in the target with a normal start, as ``-c STATUS_SCRIPT [<report fd>]``: is the
 #: guard loaded, and from where?  JSON on the report fd (as :data:`BOOTSTRAP`), else stdout.
