@@ -354,8 +354,9 @@ def _sysconfig_without_threading():
     else): ``_thread.RLock``, the class ``threading.RLock`` makes.  Importing ``threading``
     costs a probe ~4.2M instructions on 3.15; the probe starts no thread.  The stand-in is
     taken off ``sys.modules`` at once: whoever imports ``threading`` later gets the real
-    one.  Nothing done when either module is loaded already or the import fails (the
-    caller's own import then says why)."""
+    one; asked for anything else (a later ``sysconfig``'s), it imports the real one and
+    answers with its attribute.  Nothing done when either module is loaded already or the
+    import fails (the caller's own import then says why)."""
     if sys.version_info < (3, 12) or "sysconfig" in sys.modules or "threading" in sys.modules:
         return
     thread = sys.modules.get("_thread")  # built in, loaded at startup
@@ -363,6 +364,13 @@ def _sysconfig_without_threading():
         return
     stand_in = type(sys)("threading")
     stand_in.RLock = thread.RLock
+
+    def real(name):  # anything else of it (a later sysconfig's): the real module's
+        if sys.modules.get("threading") is stand_in:
+            del sys.modules["threading"]
+        return getattr(__import__("threading"), name)
+
+    stand_in.__getattr__ = real  # PEP 562: asked for what the module lacks
     sys.modules["threading"] = stand_in
     try:
         __import__("sysconfig")  # the standard library's (_StdlibFirst is in place)
