@@ -42,25 +42,39 @@ MIN_PREFIX = 8
 COMMENT = "# sitewarden acknowledge "
 
 
+class _About:
+    """What the command reads of a finding's details, read in one place."""
+
+    def __init__(self, finding: Finding) -> None:
+        details = finding.details
+        self.file, self.module = details.get("file"), details.get("module")
+        self.pin, self.command = details.get("pin"), details.get("command")
+        self.capabilities = details.get("capabilities") or ()
+        self.acknowledged_by = details.get("acknowledged_by") if details.get(
+            "acknowledged") else None
+        owner = details.get("owner") or {}
+        self.owner = (owner.get("package") or owner.get("distribution"), owner.get("version"))
+
+
 def cmd_acknowledge(args: argparse.Namespace, style: Style, check_data: Any) -> int:
     """The command; ``check_data``: ``commands.check_data``, ``check``'s report."""
     report = check_data(args.python, targets.PendingCheck(args.python, "pins"))
     report.as_json()  # each finding's id (the CLI's side: CheckReport.as_json)
     finding = _find(report, args.id.strip().lower())
+    about = _About(finding)
     where = "sitewarden check --python %s" % report.interpreter.executable
-    if finding.details.get("acknowledged"):
+    if about.acknowledged_by:
         print("%s is acknowledged already (%s): %s" % (
-            finding.id, finding.details.get("acknowledged_by"), finding.message))
+            finding.id, about.acknowledged_by, finding.message))
         return EXIT_OK
-    line = _line(finding, where)
+    line = _line(finding, about, where)
     if args.print:
         print(line)
         return EXIT_OK
     path = _destination(args, report)
-    replaced = _write(path, line, _comment(finding, report))
+    replaced = _write(path, line, _comment(finding, about, report))
     print(style.bold("acknowledged %s (%s, %s): %s" % (
-        finding.id, finding.kind, finding.severity, finding.details.get("file")
-        or finding.details.get("module"))))
+        finding.id, finding.kind, finding.severity, about.file or about.module)))
     print("  wrote %s\n  to %s" % (line, path))
     if replaced:
         print("  in place of the earlier acknowledgement of this file: %s" % ", ".join(
@@ -90,29 +104,26 @@ def _find(report: CheckReport, wanted: str) -> Finding:
     return exact[0]
 
 
-def _line(finding: Finding, where: str) -> str:
+def _line(finding: Finding, about: _About, where: str) -> str:
     """What acknowledges ``finding``, as a silence file holds it; refused (UsageError)
     for a finding no acknowledgement may lift."""
     if finding.kind in ACKNOWLEDGEABLE:
-        pin = finding.details.get("pin")
-        if UNPINNABLE in (finding.details.get("capabilities") or ()):
+        if UNPINNABLE in about.capabilities:
             raise UsageError("%s cannot be acknowledged: its code runs what it does not show "
                              "(%s), so no pin covers what runs; remove it, or replace it "
-                             "with code that shows what it does" % (
-                                 finding.details.get("file"), UNPINNABLE))
-        if not pin:
+                             "with code that shows what it does" % (about.file, UNPINNABLE))
+        if not about.pin:
             raise UsageError("%s cannot be pinned: a file its code runs cannot be read "
-                             "(%s names it)" % (finding.details.get("file"), where))
-        return pin
-    if finding.kind == "shadowed-module" and finding.details.get("module"):
-        return "shadow:%s" % finding.details["module"]
-    fix = finding.details.get("command")
+                             "(%s names it)" % (about.file, where))
+        return about.pin
+    if finding.kind == "shadowed-module" and about.module:
+        return "shadow:%s" % about.module
     raise UsageError(
         "a %s finding cannot be acknowledged: an acknowledgement accepts what startup code "
         "does, or a shadow; never a file that is not what its owner installed, code that "
         "could not be read, nor a place others may change; %s" % (
-            finding.kind, "fix it: %s" % fix if fix else "the finding says what fixes it: "
-            + finding.message))
+            finding.kind, "fix it: %s" % about.command if about.command else
+            "the finding says what fixes it: " + finding.message))
 
 
 def _destination(args: argparse.Namespace, report: CheckReport) -> Path:
@@ -126,15 +137,13 @@ def _destination(args: argparse.Namespace, report: CheckReport) -> Path:
     return Path(deployments[0].site_dir) / settings.SITE_FILE
 
 
-def _comment(finding: Finding, report: CheckReport) -> list[str]:
-    owner = finding.details.get("owner") or {}
-    who = owner.get("package") or owner.get("distribution")
+def _comment(finding: Finding, about: _About, report: CheckReport) -> list[str]:
+    who, version = about.owner
     return ["%s%s, %s on %s, %s (%s): %s" % (
         COMMENT, finding.id, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), report.host,
         finding.kind, finding.severity, report.interpreter.executable)] + (
-        ["#   %s, %s" % (finding.details.get("file"), "installed by %s %s" % (
-            who, owner.get("version") or "") if who else "no package's record lists it")]
-        if finding.details.get("file") else [])
+        ["#   %s, %s" % (about.file, "installed by %s %s" % (who, version or "")
+                         if who else "no package's record lists it")] if about.file else [])
 
 
 def _write(path: Path, line: str, comment: list[str]) -> list[str]:

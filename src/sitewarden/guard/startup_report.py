@@ -23,7 +23,7 @@ import sys
 # failopen: a failed report goes through it (policy.Decision.report), after pip 26.3
 # forbids imports
 from .. import _swallowed, failopen, settings  # noqa: F401
-from ..audit.records import Acknowledgement, StartupSection
+from ..audit.records import StartupSection
 from ..detect.records import CheckReport, _contents, _sha256, finding_id
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
@@ -61,16 +61,16 @@ def acknowledged(found):
     return None
 
 
-def tell_unmatched(section):
+def tell_unmatched(startup):
     """Under ``SITEWARDEN_DEBUG``: each acknowledgement of startup code that acknowledges
-    nothing here (its file changed, is gone, or it pins nothing), as the child read it."""
-    if failopen.mode() != "print":
+    nothing here (its file changed, is gone, or it pins nothing), as the child read it
+    (``startup``: its ``StartupSection``, or None)."""
+    if failopen.mode() != "print" or startup is None:
         return
-    for ack in (section or {}).get("acknowledgements") or ():
-        if ack.get("state") != "acknowledged":
-            failopen.tell("%s in %s: %s" % (
-                settings.short_word(ack.get("word") or ""), ack.get("source"),
-                Acknowledgement.from_json(ack).meaning()))
+    for ack in startup.acknowledgements or ():
+        if ack.state != "acknowledged":
+            failopen.tell("%s in %s: %s" % (settings.short_word(ack.word or ""), ack.source,
+                                            ack.meaning()))
 
 
 def report(before, stream=None, check=None, high_only=False, verb="install"):
@@ -174,14 +174,15 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
     succeeded), one line for each other one (not with ``high_only``)."""
     report = CheckReport.from_json(check) if check else None
     section = report.section("startup") if report else None
-    files = {f.path: f for f in StartupSection.from_json(section).files} if section else {}
+    startup = StartupSection.from_json(section) if section else None
+    files = {f.path: f for f in startup.files} if startup else {}
     for f in list(files.values()):
         files.setdefault(f.kind, f)  # "sitecustomize", "usercustomize": the file a start runs
     findings = report.findings if report else []
     contents = _contents(section)
     for x in findings:  # the ids check gives them: sitewarden acknowledge takes them
         x.id = finding_id(x, contents)
-    tell_unmatched(section)
+    tell_unmatched(startup)
     blocks, lines = [], []
     for how, paths in (("added", added), ("changed", changed)):
         for path in paths:

@@ -567,12 +567,13 @@ def _isolated_start(path):
     safe = sys.version_info >= (3, 11) and bool(env("PYTHONSAFEPATH"))
     flags = dict((n, getattr(sys.flags, n)) for n in dir(sys.flags)
                  if not n.startswith(("_", "n_")) and n not in ("count", "index"))
+    dont_write = int(bool(env("PYTHONDONTWRITEBYTECODE")))
     flags.update(isolated=0, ignore_environment=0, no_user_site=int(bool(env(
-        "PYTHONNOUSERSITE"))), dont_write_bytecode=int(bool(env("PYTHONDONTWRITEBYTECODE"))))
+        "PYTHONNOUSERSITE"))), dont_write_bytecode=dont_write)
     if "safe_path" in flags:
-        flags["safe_path"] = int(safe)
+        flags.update(safe_path=int(safe))
     sys.flags = type(sys.implementation)(**flags)
-    sys.dont_write_bytecode = bool(flags["dont_write_bytecode"])
+    sys.dont_write_bytecode = bool(dont_write)
     return entries + path, (None if safe else "")
 
 
