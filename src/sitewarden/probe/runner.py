@@ -375,7 +375,7 @@ def _sysconfig_without_threading():
     try:
         __import__("sysconfig")  # the standard library's (_StdlibFirst is in place)
     except Exception:  # its caller imports it again, with threading, and fails as it would
-        pass
+        _swallowed("importing sysconfig without threading (imported again, with it)")
     finally:
         if sys.modules.get("threading") is stand_in:
             del sys.modules["threading"]
