@@ -240,18 +240,7 @@ COVERAGE = {
 COVERAGE_TRACER = frozenset((
     # Debian 12 python3-coverage 6.5.0+dfsg1-2+b1, amd64 (its md5sums)
     "89d762309bc4416eb8d69ff515a13cb7",
-    # coverage 7.10.6
-    "sha256=-0aoc-J0KsYCEv5k0T9-Cf4OcGiOFfhD7bBMYIK_Kfk",
-    "sha256=05ROdNhdNkNaFEZI2fQOiLkUB4qglEHx663QZSaZajY",
-    "sha256=8Bi5Egbso_6LFv4qTlwg-Zgjnvx_9ECDp5qTixVNKXM",
-    "sha256=F-tMj65bsjgKAQXj8fowVGT3lYUzlkpbM21vLBXoGIk",
-    "sha256=T2h4wQS8OKmTB46apExO9xkB4ruQwAhWHU32lAl4TC0",
-    "sha256=T3koGYm4MwshNU7XpGpxsBelWwq4g23-tNuDH79wqwQ",
-    "sha256=UAZcvflhO0qpo5vYrmHvQN0nzzbKglZQEqOTmIWDrzQ",
-    "sha256=gJPB-tS27wDH3fVEAorDm0Demczuvv0sE8xIImz6X_Q",
-    "sha256=jYAWANFZT5S0HYeurmyKurpERmBVyCdrX8eM-ybAjN8",
-    "sha256=zIbILPW-fkypkEUjlET3Fc_84SWtugNn7XnpivA0Os8",
-    # coverage 7.10.7
+    # coverage 7.10.6 and 7.10.7 (the same tracers)
     "sha256=-0aoc-J0KsYCEv5k0T9-Cf4OcGiOFfhD7bBMYIK_Kfk",
     "sha256=05ROdNhdNkNaFEZI2fQOiLkUB4qglEHx663QZSaZajY",
     "sha256=8Bi5Egbso_6LFv4qTlwg-Zgjnvx_9ECDp5qTixVNKXM",
@@ -273,17 +262,9 @@ COVERAGE_TRACER = frozenset((
     "sha256=m5dQIPLfMXAiIyqO39hWRu82C-Jyd3sux-R_wz2CyB4",
     "sha256=wMEqMZg0R2Dh0FIyep-7QsoZ50CwQ_FKqB_mguHr1hc",
     "sha256=xcC5xxE4U_TJtE3xzvSRUNFxUKge_OxeYJrfDPNnqIs",
-    # coverage 7.12.0
-    "sha256=I_HSP6YGMBHmO3o5EFZ219xU70j8jb692Azgc4BOyhc",
-    "sha256=QhgHUH3WlxA5s_Bt1itEr9ECjSn-RgJBwa17u9d7tVE",
+    # coverage 7.12.0 (8 listed above too)
     "sha256=_MTUmKHDrcHD6W6KSadxeNAl49skL2DwidmoUsNtgvc",
-    "sha256=_VhSumlIVPf4A_Br3bPSyfpOeWl7PtfgrLNFWmBHSIs",
-    "sha256=c-WzBMl8koEIhlFYJyUBC3b4PnB6Wl_lAgcgbLrBnSg",
-    "sha256=etf6pkc6DrcN95vSACOF4MRF-_WlwWw_lsY5sA8L5-Q",
-    "sha256=fs_06e3APOGYg1-pVUHOzLlxjmR4vCmtQ0LF9bDZGJk",
     "sha256=hs5EPqnuvBX4MGdC6fksmKNNp-3OEJY2WEvi95x0lBs",
-    "sha256=kARJtkVmgONbU2jofjwICChabzz3Emnbw7wZGcmbQ2E",
-    "sha256=m5dQIPLfMXAiIyqO39hWRu82C-Jyd3sux-R_wz2CyB4",
     # coverage 7.13.5
     "sha256=104_hLmCnsPuWscRRwe08XzWxGAiPSAbKfCVRkzIzP8",
     "sha256=2UrlbKOLFMChRxXqGI7MHwprnizuZXTvYFmbXeRhsjQ",
@@ -306,16 +287,10 @@ COVERAGE_TRACER = frozenset((
     "sha256=sWMD3PakQOOwkGZhPGnVQLk7Sl99ETdgjCkfUEnQ9mg",
     "sha256=tCQRT16SouKg3jPUVbszJE9ozrSKT4ORtG3uBOJIn2A",
     "sha256=tULPFNnh1PDWrmDNnTcK3V3REpMpD2qjB-kX5zbH-_k",
-    # coverage 7.15.4
-    "sha256=25L0kppp4LmzB7tkcPJb3Y_WeUXSBLKuqpKUZ0dSP7I",
+    # coverage 7.15.4 (6 listed above too)
     "sha256=82G79ZOwN8t7XmA-DaeV4Jje-tizJnCCZso19o5qsgA",
-    "sha256=T8P96HhWydCwLKah0aqwoLDzNE6SyIdIJ0vIPO7b9ZE",
     "sha256=Wr3bSmEvCODw8LW5o_vqxJo5bsPL41w_WiJjk8NJ1uU",
-    "sha256=XJiNJ9p9S9pWPxeypWrEdio5HIYU94CJ-28tfCTxJJs",
     "sha256=ZKlcrtH8D6ND4tlyIm42hR6I_InGykR8EwYujfSOu1M",
-    "sha256=ikd7ygmheBv5aDUWHdOC4sV3nwQqpGjEvgt1rHiqjQI",
-    "sha256=kZFM298JuSBzDspNSN3raiDpI7AEMuz4yrgf_fJy0tE",
-    "sha256=tCQRT16SouKg3jPUVbszJE9ozrSKT4ORtG3uBOJIn2A",
     "sha256=xnO5ngyfu5hVn_RuDebHJs1dSMJzdR1xBeIyK04ywJE",
     # coverage 7.16.2
     "sha256=6rkPjjGh4vm7kTh-ypJ8TxtL9RfleE26ggBdSF-rM-Q",
