@@ -130,13 +130,18 @@ def test_dangerous_pth_labels_fix_and_ids(debian_ns, tmp_path):
     command = finding["command"]
     assert command == "/usr/bin/python3 -m pip uninstall --break-system-packages fastjsonx"
     assert command in finding["message"] and command in text
+    runs_as_printed(ns, command)
+    assert not ns.exists(PTH)
+    assert not _dangerous(json.loads(_check(ns, "--json").stdout))
+
+
+def runs_as_printed(ns, command):
+    """``command`` (an uninstall) does it as printed; without its override, pip refuses."""
     bare = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c",
                    command.replace(" --break-system-packages", "")], input="y\n")
     assert bare.returncode != 0 and "externally-managed-environment" in bare.stderr, bare
     proc = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c", command], input="y\n")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert not ns.exists(PTH)
-    assert not _dangerous(json.loads(_check(ns, "--json").stdout))
 
 
 def test_credentials_advice_only_with_credential_evidence(debian_ns):
@@ -182,9 +187,5 @@ def test_the_printed_uninstall_works_as_printed_on_13_and_sid(root_ns):
     command = finding["command"]
     assert command == "%s -m pip uninstall --break-system-packages fastjsonx" % ns.executable
     assert command in _check(ns).stdout
-    bare = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c",
-                   command.replace(" --break-system-packages", "")], input="y\n")
-    assert bare.returncode != 0 and "externally-managed-environment" in bare.stderr, bare
-    proc = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c", command], input="y\n")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs_as_printed(ns, command)
     assert not ns.exists(pth)

@@ -19,7 +19,7 @@ from harness.environ import FAIL_OPEN
 from harness.spread import rotated
 from harness.wheels import pip_dir, pip_versions_for, unpacked, wheel
 from test_blocking_debian import can_install
-from test_install_startup_report import LITELLM, build_wheel
+from test_install_startup_report import LITELLM, build_wheel, setuptools_project
 
 WARN = "warning: dangerous-startup-code"
 FAILED = "the report of what this install changed failed"
@@ -120,14 +120,7 @@ def test_a_failed_report_changes_no_install(guarded_target, wheels):
     one_line(proc, "installer")
     _uninstall(t, "swr-quiet")
 
-    project = t.tmp / "swr-brokensetup"
-    t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(project))
-    t.put(project / "swr_brokensetup.py", data=b"X = 1\n")
-    t.put(project / "zz-swr-broken.pth", data=b"import os; 0 and os.system('true')\n")
-    t.put(project / "setup.py", data=(
-        "from setuptools import setup\nsetup(name='swr-brokensetup', version='0.1', "
-        "py_modules=['swr_brokensetup'], data_files=[(%r, ['zz-swr-broken.pth'])])\n"
-        % str(t.local_dir)).encode())
+    project = setuptools_project(t, "swr-brokensetup", "zz-swr-broken.pth", str(t.local_dir))
     tools = str(hook)
     if not t.exists(t.distro_dir / "setuptools"):  # a hermetic CPython: setuptools' wheel
         tools += ":%s" % unpacked(wheel("setuptools", "69.5.1"))

@@ -56,6 +56,20 @@ def build_wheel(out: Path, name: str, version: str, files: dict) -> Path:
     return path
 
 
+def setuptools_project(t, name, pth, data_dir):
+    """A setuptools project (``setup.py``) of one module whose data files put ``pth``, an
+    import line that would start a process, into ``data_dir``; its directory."""
+    module = name.replace("-", "_")
+    project = t.tmp / ("%s-project" % name)
+    t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(project))
+    t.put(project / ("%s.py" % module), data=b"X = 1\n")
+    t.put(project / pth, data=b"import os; 0 and os.system('true')\n")
+    t.put(project / "setup.py", data=(
+        "from setuptools import setup\nsetup(name=%r, version='0.1', py_modules=[%r], "
+        "data_files=[(%r, [%r])])\n" % (name, module, data_dir, pth)).encode())
+    return project
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory):
     out = tmp_path_factory.mktemp("startup-wheels")
@@ -109,15 +123,8 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     assert "network" in proc.stderr and "decodes-and-executes" in proc.stderr, proc.stderr
 
     # setuptools' install (the target's own setuptools), a .pth among its data files.
-    project = t.tmp / "swr-stproject"
-    rel = str(local.relative_to("/usr/local"))
-    t.root("import os, sys; os.makedirs(sys.argv[1], exist_ok=True)", str(project))
-    t.put(project / "swr_stsetup.py", data=b"X = 1\n")
-    t.put(project / "zz-swr-stsetup.pth", data=b"import os; 0 and os.system('true')\n")
-    t.put(project / "setup.py", data=(
-        "from setuptools import setup\nsetup(name='swr-stsetup', version='0.1', "
-        "py_modules=['swr_stsetup'], data_files=[(%r, ['zz-swr-stsetup.pth'])])\n"
-        % rel).encode())
+    project = setuptools_project(t, "swr-stsetup", "zz-swr-stsetup.pth",
+                                 str(local.relative_to("/usr/local")))
     proc = t.run([t.executable, "-W", "ignore", "setup.py", "install",
                   "--single-version-externally-managed", "--record", str(project / "rec")],
                  env={"PIP_BREAK_SYSTEM_PACKAGES": "1"}, cwd=str(project))
