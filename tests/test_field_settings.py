@@ -173,7 +173,7 @@ def test_silence_files_are_read_without_blocking(tmp_path):
 
 def test_acknowledged_findings_are_info_and_say_so(tmp_path, monkeypatch):
     monkeypatch.setenv("SITEWARDEN_SILENCE", "shadow:yaml")
-    monkeypatch.setattr(shadowscan, "_deployment_dirs", lambda entries: [])
+    monkeypatch.setattr(shadowscan.pathfacts, "deployment_dirs", lambda paths: [])
     data = records.Shadowing([records.ShadowCase.from_json({"module": "yaml", "severity": "high"}),
                               records.ShadowCase.from_json({"module": "six",
                                                             "severity": "medium"})], [], [], [])

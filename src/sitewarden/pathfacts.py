@@ -58,6 +58,19 @@ def package_dir(site_dir):
     return os.path.join(site_dir, "sitewarden")
 
 
+def deployment_dirs(paths):
+    """The directories of ``paths`` (``sys.path`` entries) that hold a deployed guard (its
+    manifest), absolute, each once: their silence files apply (``settings``)."""
+    out = []
+    for path in paths:
+        if isinstance(path, str) and path:
+            path = absolute(path)
+            if path not in out and os.path.isfile(
+                    os.path.join(package_dir(path), "_deployment.json")):
+                out.append(path)
+    return out
+
+
 def absolute(path):
     """An entry as an absolute, normalised string: textual (no filesystem access),
     so symbolic links are not resolved (see :func:`real`) and case is kept.  A

@@ -115,8 +115,7 @@ def apply(files, found, words, pin_all=False):
             if UNPINNABLE in (x.details.get("capabilities") or ()):
                 hidden.add(f.path)
     for path in hidden:  # what it runs is not all in the files a pin covers
-        for x in liftable.pop(path):
-            x.details["pin"] = None
+        liftable.pop(path)
     pins = {}
 
     def pinned(f):

@@ -139,7 +139,7 @@ def collect():
     section.files = files
     found = findings(files, section.path_directories, euid, pep829, memo) + odd_names(files)
     memo.save()
-    words = settings.startup_acknowledgements(_deployment_dirs())
+    words = settings.startup_acknowledgements(pathfacts.deployment_dirs(sys.path))
     if words or PIN_ALL:
         from . import acknowledgements  # reason: only where there is one to read, or to pin
 
@@ -151,10 +151,3 @@ def collect():
 #: ``sitewarden acknowledge``'s probe (``probe.runner``, kind ``pins``): each finding an
 #: acknowledgement lifts carries the word that would (``acknowledgements.apply``).
 PIN_ALL = False
-
-
-def _deployment_dirs():
-    """The site directories on ``sys.path`` that hold a deployment of the guard (its
-    silence file: ``settings.SITE_FILE``)."""
-    return [d for d in sys.path if isinstance(d, str) and d and os.path.isfile(
-        os.path.join(pathfacts.package_dir(d), "_deployment.json"))]

@@ -256,25 +256,13 @@ def collect():
     return "shadowing", data, findings
 
 
-def _deployment_dirs(entries):
-    """The ``sys.path`` directories that hold a deployed guard (its manifest): their
-    silence files apply, as the runtime's own does."""
-    out = []
-    for e in entries:
-        if isinstance(e.path, str) and e.duplicate_of is None:
-            path = pathfacts.absolute(e.path)
-            if os.path.isfile(os.path.join(pathfacts.package_dir(path), "_deployment.json")) and \
-                    path not in out:
-                out.append(path)
-    return out
-
-
 def _acknowledge(data, findings, entries):
     """Mark the shadows acknowledged by name (``SITEWARDEN_SILENCE=shadow:NAME``, the
     silence files): no warning is shown for them, so they are listed as acknowledged,
     severity ``info`` (what it would be otherwise: ``unacknowledged_severity``), and
     are no problem for the exit status.  The requirements they break stay findings."""
-    acks = settings.acknowledgements(_deployment_dirs(entries))
+    acks = settings.acknowledgements(pathfacts.deployment_dirs(
+        [e.path for e in entries if e.duplicate_of is None]))
     if not acks:
         return
 
