@@ -11,7 +11,7 @@ before, as ``pip check`` checks them) and 11 startup files in ``/usr/local``: De
 installs' finders, two ``-nspkg.pth``, a coverage ``.pth``, a ``.pth`` of three path
 lines and an unowned executable ``.pth``; then, the worst case for ownership, an
 unowned ``.pth`` running code in ``/usr/lib/python3/dist-packages``: no ``.list`` names
-it, so the probe's index of dpkg's startup files answers (``audit/owners.py``); then
+it, so the probe's index of dpkg's startup files answers (``facts/owners.py``); then
 the same with that index out of date (the first check after a dpkg run), with none
 (every list read, ~7.6 MB on this machine), and with no analysis kept (every startup line
 and module an import line imports compiled and read for what it does).  Wall clock,

@@ -56,7 +56,8 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
             "print(' '.join(sorted(m for m in ('json', 're', 'pathlib', 'argparse', "
             "'subprocess', 'shlex') if m in sys.modules)))\n"
             "print(' '.join(sorted(m for m in sys.modules if m.startswith(("
-            "('sitewarden.detect', 'sitewarden.probe', 'sitewarden.audit'))))))")
+            "('sitewarden.detect', 'sitewarden.probe', 'sitewarden.audit', "
+            "'sitewarden.facts'))))))")
     # -S: only what the CLI imports (an editable install's import hook imports pathlib)
     paths = [os.path.dirname(os.path.dirname(m.__file__)) for m in (sitewarden, packaging)]
     # Twice: the first run after a source change builds the payload cache (ast, tempfile...);
@@ -73,9 +74,9 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     # render_startup reads the startup section's records; private_cache's rule for where
     # nothing is kept is the payload's too (os and sys only).
     assert lines[1].split() == [
-        "sitewarden.audit", "sitewarden.audit.records", "sitewarden.detect",
-        "sitewarden.detect.records", "sitewarden.probe", "sitewarden.probe.jsonout",
-        "sitewarden.probe.private_cache", "sitewarden.probe.runner"]
+        "sitewarden.facts", "sitewarden.facts.private_cache", "sitewarden.facts.records",
+        "sitewarden.facts.startup_records", "sitewarden.probe", "sitewarden.probe.jsonout",
+        "sitewarden.probe.runner"]
 
 
 @pytest.mark.parametrize("argv, plain", [

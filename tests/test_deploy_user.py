@@ -100,7 +100,7 @@ def test_uninstall_restores_existing_directory_exactly(python, cli, userbase, tm
 
     assert cli("install", "--python", python, "--user", env=env).returncode == 0
     # A process writes bytecode for the guard at runtime (an -O run).
-    assert run(python, "-O", "-c", "import sitewarden.guard.marker", env=env).returncode == 0
+    assert run(python, "-O", "-c", "import sitewarden.facts.marker", env=env).returncode == 0
     assert cli("uninstall", "--python", python, "--user", env=env).returncode == 0
     assert tree_state(base) == before
 

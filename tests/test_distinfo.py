@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from harness import make_dist
-from sitewarden.detect import distinfo, distribution, metadata
+from sitewarden.facts import distinfo, distribution, metadata
 
 
 def test_canonicalize_and_name_variants():

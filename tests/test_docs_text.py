@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from sitewarden import failopen, settings
-from sitewarden.detect.records import ShadowCase, Violation
+from sitewarden.facts.records import ShadowCase, Violation
 from sitewarden.guard import install_report
 
 REPO = Path(__file__).resolve().parent.parent

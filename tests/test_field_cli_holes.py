@@ -275,9 +275,9 @@ def _source_keys() -> Set[str]:
 
 def _record_keys() -> Set[str]:
     """The keys the records that make ``check``'s report always write (each record's
-    ``FIELDS`` but its ``OPTIONAL``, see ``sitewarden.detect.records.Record``)."""
+    ``FIELDS`` but its ``OPTIONAL``, see ``sitewarden.facts.records.Record``)."""
     from sitewarden.cli.state import GuardState, Setting
-    from sitewarden.detect.records import CheckReport
+    from sitewarden.facts.records import CheckReport
 
     keys: Set[str] = set()
     todo, seen = [CheckReport, GuardState, Setting], set()

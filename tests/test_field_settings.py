@@ -32,7 +32,8 @@ from harness.guarded import GuardedPython
 from harness.spread import rotated
 from sitewarden import failopen, settings
 from sitewarden.cli import environment
-from sitewarden.detect import records, shadowscan
+from sitewarden.detect import shadowscan
+from sitewarden.facts import records
 from test_field_warnings import ensure_distro
 
 SRC = Path(__file__).resolve().parent.parent / "src"

@@ -24,7 +24,7 @@ from harness.guarded import make_guarded
 from harness.spread import DEBIAN
 from sitewarden.cli.render import Style, render_check_all
 from sitewarden.cli.state import GuardState, Setting, TargetFailure
-from sitewarden.detect.records import CheckReport
+from sitewarden.facts.records import CheckReport
 
 LOCAL = "/usr/local/lib/python3.11/dist-packages"
 #: A payload that is harmless when a start runs it (check never does): the decoded code

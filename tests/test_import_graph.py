@@ -104,9 +104,9 @@ def test_no_import_cycle():
 #: fail-open helper inside an ``except`` block is the one sanctioned pattern (a startup
 #: module must not load it before a failure): those are not counted.
 LOCAL_IMPORT_BUDGET = 69  # 63: startup_report, for an install the guard lets through;
-# 64, 65: layout.pth_entries and distinfo.pth_paths read .pth files with audit.reader;
+# 64, 65: layout.pth_entries and distinfo.pth_paths read .pth files with facts.reader;
 # 66, 67: failopen in emit and _watch, to say what silenced a warning;
-# 68, 69: detect.records: hashlib for finding ids, time for the report's time, on the
+# 68, 69: facts.records: hashlib for finding ids, time for the report's time, on the
 # CLI's side only (the probe's report has none)
 FAIL_OPEN_NAMES = ("failopen", "_swallowed")
 
@@ -161,7 +161,7 @@ def test_nothing_outside_cli_imports_the_cli():
 
 #: The most lines a module of sitewarden's may have: past it, a module holds more than one
 #: concern, and is split by concern (``cli/deploy``: ``fileops``, ``bytecode``,
-#: ``sitecustomize_block``; ``detect/distinfo``: ``distribution``, ``metadata``).
+#: ``sitecustomize_block``; ``facts/distinfo``: ``distribution``, ``metadata``).
 MAX_MODULE_LINES = 600
 
 
@@ -172,3 +172,38 @@ def test_no_module_is_over_600_lines():
             if n > MAX_MODULE_LINES]
     assert not long, "modules over %d lines (split them by concern):\n%s" % (
         MAX_MODULE_LINES, "\n".join(long))
+
+
+#: The floors, lowest first: a package imports only packages on lower floors and the
+#: top-level startup modules (the runtime's own ground: ``sitewarden``, ``pathfacts``,
+#: ``settings``, ``failopen``, ``_stdlib_names``), never one above or beside it.
+FLOORS = ("facts", "detect", "audit", "probe", "guard", "cli")
+GROUND = {"sitewarden", "sitewarden.pathfacts", "sitewarden.settings", "sitewarden.failopen",
+          "sitewarden._stdlib_names", "sitewarden._vendor", "sitewarden.api"}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in FLOORS) else ""
+
+
+def test_every_import_points_down_a_floor():
+    """The ground floor of facts, the products above it: no package imports one on its
+    own floor or above it (module-level and function-local imports alike), so no two
+    packages import each other."""
+    graph = import_graph()
+    upward = []
+    for importer, targets in graph.items():
+        here = _package(importer)
+        for target in targets:
+            there = _package(target)
+            if here in FLOORS and there in FLOORS and there != here and \
+                    FLOORS.index(there) > FLOORS.index(here):
+                upward.append("%s -> %s" % (importer, target))
+            elif here in FLOORS and not there and target not in GROUND and \
+                    not target.startswith("sitewarden._vendor"):
+                upward.append("%s -> %s (a top-level module that is not ground)" % (
+                    importer, target))
+            elif not here and importer in GROUND and there:
+                upward.append("%s -> %s (the ground imports a product)" % (importer, target))
+    assert not upward, "imports that do not point down:\n" + "\n".join(sorted(upward))

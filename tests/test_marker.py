@@ -12,7 +12,7 @@ import pytest
 from harness.ini_corpus import run_check
 from harness.interpreters import pyenv_interpreters
 from harness.spread import target_params
-from sitewarden.guard import marker
+from sitewarden.facts import marker
 
 SRC = Path(marker.__file__).resolve().parents[2]
 
@@ -173,7 +173,7 @@ def test_plain_marker_costs_no_configparser(write):
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-c",
          "import sys; sys.path.insert(0, sys.argv[1])\n"
-         "from sitewarden.guard import marker\n"
+         "from sitewarden.facts import marker\n"
          "m = marker.read(sys.argv[2], lang='pt_BR')\n"
          "print(m.key, 'configparser' in sys.modules, 're' in sys.modules)", str(SRC), path],
         capture_output=True, text=True, check=True)

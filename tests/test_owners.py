@@ -1,6 +1,6 @@
 """Who owns a file in dpkg's database, read from the ``.list`` files without spawning dpkg.
 
-``audit.owners.dpkg_owners`` runs inside targets (``check``'s startup inventory) and in
+``facts.owners.dpkg_owners`` runs inside targets (``check``'s startup inventory) and in
 the pip guard.  Tested on a dpkg database built here (every edge of the format) and on
 this machine's real one, read only, against ``dpkg -S``.
 """
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from harness.guarded import running_under_ci
-from sitewarden.audit import integrity, provenance
-from sitewarden.audit.owners import dpkg_owners
+from sitewarden.audit import provenance
+from sitewarden.facts import integrity
+from sitewarden.facts.owners import dpkg_owners
 
 
 def make_info(tmp_path: Path, lists: dict) -> str:
@@ -102,7 +103,7 @@ def test_the_index_ranks_lists_as_the_search_reads_them(tmp_path):
     assert dpkg_owners(paths, info=info) == expected
     for _ in range(2):  # built, then read back
         assert dpkg_owners(paths, info=info, index_dir=str(cache)) == expected
-    code = ("import sys; sys.path[:0] = [%r]; from sitewarden.audit.owners import "
+    code = ("import sys; sys.path[:0] = [%r]; from sitewarden.facts.owners import "
             "dpkg_owners; print(sorted(dpkg_owners(%r, info=%r, index_dir=%r).items()))"
             % (str(Path(__file__).resolve().parents[1] / "src"), paths, info, str(cache)))
     for seed in ("1", "2", "3"):

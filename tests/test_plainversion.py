@@ -1,6 +1,6 @@
 """The packaging-free fast path for plain versions agrees with ``packaging`` wherever it answers.
 
-The ``plain_`` functions of ``sitewarden.detect.metadata`` answer only for plain
+The ``plain_`` functions of ``sitewarden.facts.metadata`` answer only for plain
 releases and simple requirements and return None for the rest; these properties hold them
 to ``packaging``'s own answers on generated and arbitrary inputs.
 """
@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from sitewarden.detect import metadata
+from sitewarden.facts import metadata
 
 OPS = ["~=", "==", "!=", "<=", ">=", "<", ">", "===", "=", "=>", ""]
 

@@ -1,6 +1,6 @@
 """Typed records and string keys (the "one way to do each thing" issue).
 
-Detection, the probe and the CLI pass records (``sitewarden.detect.records.Record``):
+Detection, the probe and the CLI pass records (``sitewarden.facts.records.Record``):
 attributes in the code, JSON only at the process boundary, through one pair of
 methods per record, ``as_json()`` and ``from_json(data)``.  Held here: (1) few
 string-constant subscripts and ``.get("key")`` calls are left in the source, (2) every
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import sitewarden
-from sitewarden.detect import records
+from sitewarden.facts import records
 
 SRC = Path(sitewarden.__file__).resolve().parent
 
@@ -55,8 +55,8 @@ def test_few_string_keys_are_left():
 
 
 #: Every module that defines records (imported so that ``Record``'s subclasses are known).
-RECORD_MODULES = ("sitewarden.detect.records", "sitewarden.detect.layout",
-                  "sitewarden.audit.records",
+RECORD_MODULES = ("sitewarden.facts.records", "sitewarden.detect.layout",
+                  "sitewarden.facts.startup_records",
                   "sitewarden.cli.state")
 
 

@@ -75,7 +75,7 @@ def test_scheme_paths_follow_an_in_process_prefix_change(root_ns):
     ns = root_ns
     proc = ns.run([ns.executable, "-I", "-S", "-c",
                    "import sys, sysconfig; sys.path.insert(0, sys.argv[1])\n"
-                   "from sitewarden.guard import marker\n"
+                   "from sitewarden.facts import marker\n"
                    "fresh = lambda: sysconfig.get_paths('posix_prefix')\n"
                    "assert marker.scheme_paths('posix_prefix') == fresh()\n"
                    "sys.prefix = sys.exec_prefix = '/opt/elsewhere'\n"
@@ -94,7 +94,7 @@ def test_marker_read_without_configparser_agrees_there(root_ns):
     assert got["mismatches"] == [] and got["simple"] > 500, got
     proc = ns.run([ns.executable, "-I", "-S", "-c",
                    "import sys; sys.path.insert(0, sys.argv[1])\n"
-                   "from sitewarden.guard import marker\n"
+                   "from sitewarden.facts import marker\n"
                    "m = marker.read(sys.argv[2], lang=None)\n"
                    "text = open(sys.argv[2], encoding='utf-8-sig').read()\n"
                    "print(marker.simple_ini(text) is not None, m.problem, "

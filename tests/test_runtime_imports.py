@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "sitewarden"
 CLI_PACKAGES = {"cli", "__main__"}
 
 #: Folders whose modules run inside a guarded process, but never at every start.
-ON_DEMAND_PACKAGES = {"guard", "detect", "audit", "probe", "api"}
+ON_DEMAND_PACKAGES = {"facts", "guard", "detect", "audit", "probe", "api"}
 
 ALLOWED = {"os", "sys"}
 
@@ -31,6 +31,13 @@ ALLOWED = {"os", "sys"}
 #: comes with ``os``): the install report needs json and subprocess before pip 26.3,
 #: which refuses new imports once it installs, so they come with the guard's modules.
 INSTALLER_ALLOWED = {"stat", "json", "subprocess"}
+
+#: A startup module may import another at module level only where every start that loads
+#: it loads the other anyway: ``_watch.started`` asks ``pathfacts`` at every start.
+STARTUP_SIBLINGS = {"_watch.py": {".pathfacts"}}
+
+#: The ground floor may name ``stat``, which ``os`` itself imports: free wherever it runs.
+FACTS_ALLOWED = {"stat"}
 
 
 def runtime_modules():
@@ -67,7 +74,7 @@ def module_level_imports(tree):
 
 def test_runtime_modules_found():
     names = {p.id for p in runtime_modules()}
-    assert {"__init__", "settings", "guard.marker", "detect.shadowing"} <= names
+    assert {"__init__", "settings", "facts.marker", "detect.shadowing"} <= names
 
 
 def startup_modules():
@@ -81,7 +88,9 @@ def test_top_level_is_what_runs_at_every_start():
         "__init__", "_watch", "pathfacts", "settings", "_stdlib_names", "failopen"}
     for package in (CLI_PACKAGES | ON_DEMAND_PACKAGES) - {"__main__"}:
         init = SRC / package / "__init__.py"
-        assert init.read_text(encoding="utf-8") == "", "%s must stay empty" % init
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(
+            body[0].value, ast.Constant), "%s holds its docstring (its floor), no code" % init
 
 
 def test_every_module_named_by_a_string_resolves():
@@ -133,7 +142,9 @@ def test_module_level_imports_are_os_and_sys_only(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = path.relative_to(SRC).parts[0]
     on_demand = package in ON_DEMAND_PACKAGES
-    allowed = ALLOWED | (INSTALLER_ALLOWED if package == "guard" else set())
+    allowed = ALLOWED | (INSTALLER_ALLOWED if package == "guard" else
+                         FACTS_ALLOWED if package == "facts" else
+                         STARTUP_SIBLINGS.get(package, set()))
     bad = [(m, line) for m, line in module_level_imports(tree)
            if m not in allowed and not (on_demand and m.startswith("."))]
     assert not bad, "%s imports at module level: %s (defer them into functions)" % (
@@ -230,12 +241,12 @@ def test_imported_after_startup_does_not_activate():
 #: showing a warning loads.  Adding an import to ``detect/`` changes it, deliberately.
 FIRST_SHADOW_SITEWARDEN = {
     "sitewarden._watch", "sitewarden.api", "sitewarden.api.categories", "sitewarden.detect",
-    "sitewarden.detect.cases", "sitewarden.detect.distinfo", "sitewarden.detect.distribution",
+    "sitewarden.detect.cases", "sitewarden.facts.distinfo", "sitewarden.facts.distribution",
     "sitewarden.detect.emit",
-    "sitewarden.detect.layout", "sitewarden.detect.metadata",
-    "sitewarden.detect.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
-    "sitewarden.guard",
-    "sitewarden.guard.marker", "sitewarden.pathfacts", "sitewarden.settings"}
+    "sitewarden.detect.layout", "sitewarden.facts.metadata",
+    "sitewarden.facts.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
+    "sitewarden.facts",
+    "sitewarden.facts.marker", "sitewarden.pathfacts", "sitewarden.settings"}
 FIRST_SHADOW_STDLIB = {
     (3, 13): {"_collections", "_sysconfigdata__linux_x86_64-linux-gnu", "_weakrefset",
               "itertools", "sysconfig", "threading", "types", "warnings"},
@@ -262,13 +273,13 @@ def test_first_shadowed_import_loads_a_fixed_set(guarded):
 
 #: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
 #: the startup modules, `guard.hooked` (the spec and damage check), and the guard's modules
-#: pip's hooks import (with `detect.records`: the install report reads its records).
+#: pip's hooks import (with `facts.records`: the install report reads its records).
 REFUSED_PIP_LOADS = {
     "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
     "sitewarden.guard", "sitewarden.guard.hooked", "sitewarden.guard.patching",
     "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
-    "sitewarden.guard.scheme_guard", "sitewarden.guard.marker",
-    "sitewarden.guard.install_report", "sitewarden.detect", "sitewarden.detect.records",
+    "sitewarden.guard.scheme_guard", "sitewarden.facts.marker",
+    "sitewarden.guard.install_report", "sitewarden.facts", "sitewarden.facts.records",
 }
 
 #: Run in the guarded interpreter: pip's command line, with sys.modules noted at the

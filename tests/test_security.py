@@ -139,7 +139,7 @@ def test_no_cache_in_a_system_tree(tmp_path, monkeypatch):
     under /usr or /etc (the runtime then runs from a temporary copy); the probe side
     refuses such a directory too, whatever a CLI passes it."""
     from sitewarden.cli import payload
-    from sitewarden.probe import private_cache
+    from sitewarden.facts import private_cache
 
     link = tmp_path / "cache-link"
     link.symlink_to("/usr/lib/python3")

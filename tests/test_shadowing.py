@@ -589,7 +589,7 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     seen_again = json.loads(again.stderr.rpartition("\nMODULES ")[2])
     assert sorted(seen_again["imported"]) == sorted(imported)
     bundled = set(seen_again["bundled"])
-    assert set(seen["preloaded"]) - bundled == {"sitewarden.probe.private_cache"}  # reads it
+    assert set(seen["preloaded"]) - bundled == {"sitewarden.facts.private_cache"}  # reads it
     assert "sitewarden._vendor.packaging.markers" not in bundled
     loaded = "\n".join(line for line in again.stderr.splitlines()
                        if line.startswith("# code object from"))
@@ -649,7 +649,7 @@ def test_warning_points_at_the_importing_line_or_at_sys(interp, guarded, tmp_pat
 def test_requirement_violated_message_reads_with_and_without_a_consumer_version():
     """A consumer without a version (metadata without one) is named without a gap."""
     from sitewarden.detect import shadowscan
-    from sitewarden.detect.records import Violation
+    from sitewarden.facts.records import Violation
 
     base = {"consumer": "httplib2", "consumer_class": "distro", "requirement": "pyparsing<4",
             "requires": "pyparsing", "installed": "4.0", "seen_by": ["import"]}
@@ -721,7 +721,7 @@ def test_scan_looks_up_only_names_two_entries_may_hold(tmp_path, monkeypatch):
     directory of hundreds of modules, none installed twice, costs no lookup)."""
     from sitewarden import pathfacts
     from sitewarden.detect import shadowscan
-    from sitewarden.detect.records import PathEntry
+    from sitewarden.facts.records import PathEntry
 
     local, distro = tmp_path / "local", tmp_path / "distro"
     for d in (local, distro):

@@ -302,7 +302,7 @@ def test_verify_dpkg_reads_md5sums_and_conffiles(tmp_path):
     ``Multi-Arch: same`` package's ``<package>:<arch>.md5sums``), a conffile's md5 in the
     status file (also ``newconffile``: no hash yet), no line (not verified), and a link
     re-pointed at another file of the package (its hash is not borrowed)."""
-    from sitewarden.audit import integrity
+    from sitewarden.facts import integrity
 
     info = tmp_path / "info"
     info.mkdir()

@@ -17,11 +17,25 @@ metadata or ``packaging``) because every guarded process pays for it:
   ``shadowing`` (once per process).
 
 What an entry is (foreign, standard library, distro candidate) is decided by
-``pathfacts``.  Runtime module: only ``os`` and ``sys`` at module level.
+``pathfacts``.  Runtime module: ``os``, ``sys`` and ``pathfacts`` (which :func:`started`
+loads at every start anyway) at module level.
 """
 
 import os
 import sys
+
+from .pathfacts import (
+    absolute,
+    entries_ahead_of_stdlib,
+    foreign_version,
+    listed_parts,
+    module_suffixes,
+    present_among,
+    stdlib_names,
+)
+from .pathfacts import (
+    candidates as distro_candidates,
+)
 
 # ---------------------------------------------------------------- started
 
@@ -41,8 +55,6 @@ def started(finder):
             for kind in sorted(quiet):
                 tell("%s warnings are off in this process: silenced by SITEWARDEN_SILENCE=%s"
                      % (kind, os.environ["SITEWARDEN_SILENCE"]))
-    from .pathfacts import module_suffixes  # startup module: os and sys only at module level
-
     suffixes = module_suffixes()
     if "path" not in quiet:
         _start_path(suffixes)
@@ -61,13 +73,6 @@ def _move_to_front(finder):
 
 
 def _start_path(suffixes):
-    from .pathfacts import (  # startup module: os and sys only at module level
-        entries_ahead_of_stdlib,
-        foreign_version,
-        present_among,
-        stdlib_names,
-    )
-
     for entry in list(sys.path):
         if isinstance(entry, str) and foreign_version(entry) is not None:
             from .detect.pathcheck import warn_foreign  # only for another version's entry
@@ -88,9 +93,6 @@ def _start_path(suffixes):
 
 
 def _start_shadow(finder, suffixes):
-    from .pathfacts import absolute, listed_parts  # startup module: os and sys only at module level
-    from .pathfacts import candidates as distro_candidates  # (idem)
-
     candidates = distro_candidates()
     if not candidates:
         return
@@ -120,8 +122,6 @@ def _check_startup_modules(index, candidates):
     ``site`` ran are never imported again: those of the index whose file is not
     in a distro candidate directory are checked now (a few string operations per
     module loaded at startup; ``shadowing`` is imported only for a suspect)."""
-    from .pathfacts import absolute, stdlib_names  # startup module: os and sys only at module level
-
     stdlib = stdlib_names()  # the standard library's own, loaded before site: not shadows
     own = __name__.partition(".")[0]  # the guard's two copies (install's, the Debian
     # package's): one runs, the other stays silent, ``status`` reports both

@@ -279,7 +279,7 @@ def foreign_startup_files(python: Interpreter) -> List[str]:
     ``/usr/lib/python3/dist-packages`` (e.g. a CI sandbox's CA hook).  ``check`` lists
     and flags such files (``unowned-startup-code``); the namespace shows Debian as
     installed, as the benchmarks' namespaces do."""
-    from sitewarden.audit.owners import dpkg_owners  # the product's own dpkg reader
+    from sitewarden.facts.owners import dpkg_owners  # the product's own dpkg reader
 
     local = "/usr/local/lib/python%s/dist-packages" % python.short_version
     distro = "/usr/lib/python3/dist-packages"

@@ -13,7 +13,7 @@ takes it proves nothing) and ``mismatches`` (each text with both answers).
 CHECK = r'''
 import configparser, json, random, sys
 sys.path.insert(0, sys.argv[1])
-from sitewarden.guard.marker import simple_ini
+from sitewarden.facts.marker import simple_ini
 
 PIECES = [
     "[externally-managed]", "[other]", "[DEFAULT]", "[a]b]", "[]", "[a] ; c", "[[x]",

@@ -15,10 +15,11 @@ when there is a word to read, or a pin to give (``inventory.PIN_ALL``).  Module 
 import os
 
 from .. import settings
-from ..detect.records import Finding
-from . import integrity, line_checks
-from .reader import read_bytes
-from .records import Acknowledgement
+from ..facts import integrity
+from ..facts.reader import read_bytes
+from ..facts.records import Finding
+from ..facts.startup_records import Acknowledgement
+from . import line_checks
 
 #: The findings an acknowledgement lifts: what a startup file's code does, whoever owns
 #: it; never a file that is not what its owner installed, code that could not be read,

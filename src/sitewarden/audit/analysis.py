@@ -13,8 +13,8 @@ Runs in ``check``'s probe; module level: ``os``, ``sys`` and sitewarden's module
 import os
 import sys
 
-from ..detect.records import Finding
-from ..probe import private_cache
+from ..facts import private_cache
+from ..facts.records import Finding
 from . import capabilities, line_checks, modules, provenance
 
 

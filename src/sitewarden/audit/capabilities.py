@@ -17,7 +17,7 @@ the codec registry loads it (``zlib_codec``), only then.  Answers are kept per t
 import sys
 
 from .. import _swallowed
-from ..probe import private_cache
+from ..facts import private_cache
 from . import line_checks
 from .line_checks import _ONLY_AST, _walk
 from .resolve import (

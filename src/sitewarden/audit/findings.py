@@ -9,11 +9,10 @@ import os
 import sys
 
 from .. import _swallowed
-from ..detect.records import Finding
-from ..guard import marker
-from ..probe import private_cache
+from ..facts import marker, private_cache
+from ..facts.reader import READ_LIMIT
+from ..facts.records import Finding
 from . import analysis, capabilities, line_checks, provenance, templates
-from .reader import READ_LIMIT
 
 
 def _short(text, n=80):

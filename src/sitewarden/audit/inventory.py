@@ -22,12 +22,13 @@ import sys
 
 from .. import pathfacts, settings
 from ..detect import layout
-from ..detect.records import Finding
-from ..probe import private_cache
-from . import line_checks, provenance, reader
+from ..facts import private_cache, reader
+from ..facts.reader import pep829_site, real_file, site_dirs
+from ..facts.records import Finding
+from ..facts.startup_records import PathDirectory, StartupFile, StartupSection
+from . import line_checks, provenance
 from .findings import findings
-from .reader import pep829_site, read_startup_files, real_file, site_dirs
-from .records import PathDirectory, StartupFile, StartupSection
+from .startup_files import read_startup_files
 
 
 def judge(files, pep829, memo=None):

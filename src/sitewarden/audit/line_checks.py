@@ -16,8 +16,8 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from ..probe import private_cache
-from .records import Writers
+from ..facts import private_cache
+from ..facts.startup_records import Writers
 
 _W_OTHERS, _W_GROUP, _STICKY = 0o002, 0o020, 0o1000
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast

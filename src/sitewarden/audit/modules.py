@@ -16,7 +16,7 @@ import os
 import sys
 
 from .. import pathfacts
-from ..probe import private_cache
+from ..facts import private_cache
 from . import line_checks
 
 MAX_TEXT = 1 << 20  # a module larger than this is not read

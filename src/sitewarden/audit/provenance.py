@@ -15,11 +15,10 @@ import os
 import sys
 
 from .. import _swallowed, settings
-from ..detect import distinfo, distribution
-from ..probe import private_cache
-from . import integrity, line_checks, owners, reader, template_digests, templates
-from .reader import READ_LIMIT, site_dirs
-from .records import Owner
+from ..facts import distinfo, distribution, integrity, owners, private_cache, reader
+from ..facts.reader import READ_LIMIT, site_dirs
+from ..facts.startup_records import Owner
+from . import line_checks, template_digests, templates
 
 #: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
 SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"

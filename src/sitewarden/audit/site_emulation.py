@@ -15,7 +15,8 @@ target without ``site`` (:mod:`..probe.static_check`) and describes this outcome
 import os
 import sys
 
-from . import line_checks, reader
+from ..facts import reader
+from . import line_checks
 
 #: The note of every recorded piece of startup code.
 NOT_APPLIED = "runs code at startup: not applied"

@@ -1,0 +1,4 @@
+"""Top floor, the command line: ``sitewarden`` and ``python3 -m sitewarden``.
+
+May import every package; nothing outside it imports it.
+"""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import settings
 from ..audit.acknowledgements import ACKNOWLEDGEABLE, UNPINNABLE
-from ..detect.records import CheckReport, Finding
+from ..facts.records import CheckReport, Finding
 from . import fileops, targets
 from .errors import EXIT_OK, UsageError
 

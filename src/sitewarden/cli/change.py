@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..guard.marker import in_virtualenv
+from ..facts.marker import in_virtualenv
 from . import deploy, deployed, sitecustomize_block, targets
 from .errors import UsageError
 from .render import Style

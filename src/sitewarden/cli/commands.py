@@ -7,8 +7,8 @@ import os
 import sys
 
 from .. import __version__, settings
-from ..audit.records import Acknowledgement
-from ..detect.records import CheckReport, Finding, MarkerState
+from ..facts.records import CheckReport, Finding, MarkerState
+from ..facts.startup_records import Acknowledgement
 from ..probe.jsonout import dumps
 from . import deployed, environment, judgement, targets
 from .errors import (
@@ -333,7 +333,7 @@ def _default_target_note(args: argparse.Namespace) -> str | None:
     venv's own python: say so, and how to look at the system's."""
     if args.python is not None:
         return None
-    from ..guard.marker import in_virtualenv  # only without --python
+    from ..facts.marker import in_virtualenv  # only without --python
 
     if not in_virtualenv():
         return None

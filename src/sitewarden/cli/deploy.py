@@ -31,7 +31,7 @@ from pathlib import Path
 
 import sitewarden
 
-from ..audit.integrity import DEPLOYMENT_RECORD
+from ..facts.integrity import DEPLOYMENT_RECORD
 from ..pathfacts import package_dir
 from . import bytecode, fileops, payload, sitecustomize_block
 from .deployed import (
@@ -278,7 +278,7 @@ def _record_row(name: str, data: bytes) -> str:
 
 def _write_record(staging: Path, runtime: list[str], hooks: dict[str, bytes],
                   sitecustomize: dict[str, Any] | None) -> None:
-    """The deployment record (``audit.integrity.DEPLOYMENT_RECORD``): each file written,
+    """The deployment record (``facts.integrity.DEPLOYMENT_RECORD``): each file written,
     with its sha256 as a RECORD gives it, so that ``check`` recognises sitewarden's own
     hook by its content, not its name.  The runtime's paths and the hooks' are relative to
     the site directory; a ``sitecustomize`` holding the block is absolute."""

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from .. import failopen
-from ..detect.records import CheckReport, Copy, ShadowCase, Shadowing
+from ..facts.records import CheckReport, Copy, ShadowCase, Shadowing
 from ..probe import runner
 from . import payload, render_startup
 from .targets import machine_interpreters, untrusted

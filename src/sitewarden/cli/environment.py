@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from .. import failopen, settings
-from ..audit.records import Acknowledgement
+from ..facts.startup_records import Acknowledgement
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def describe_disable(value: str) -> dict[str, Any]:
 def startup_meanings(words: list[str], source: str,
                      acks: list[Acknowledgement] | None) -> tuple[list[str], bool]:
     """What each ``startup:`` word of ``source`` does: its state in the target as the
-    probe read it (``acks``: ``audit.records.Acknowledgement``s; None: not read, as
+    probe read it (``acks``: ``facts.startup_records.Acknowledgement``s; None: not read, as
     for ``status --live``), and whether all of them pin something."""
     out, pinned = [], True
     for word in words:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
-    from ..detect.records import MarkerState
+    from ..facts.records import MarkerState
 
 
 def installs_refused(active: bool, marker: MarkerState) -> bool:

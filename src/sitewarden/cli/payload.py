@@ -17,7 +17,7 @@ import zlib
 import sitewarden
 
 from .. import pathfacts
-from ..probe.private_cache import in_system_tree
+from ..facts.private_cache import in_system_tree
 
 TYPE_CHECKING = False  # pathlib is not imported at run time: `check` starts fast
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from ..detect.records import (
+    from ..facts.records import (
         CheckReport,
         Copy,
         Finding,

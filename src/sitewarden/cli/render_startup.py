@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 
-from ..audit.records import StartupSection
+from ..facts.startup_records import StartupSection
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..audit.records import Owner, StartupLine, Writers
-    from ..detect.records import CheckReport
+    from ..facts.records import CheckReport
+    from ..facts.startup_records import Owner, StartupLine, Writers
 
 WIDTH = 72
 #: Where what a startup line does, or the error it raises, is shown: under its text.

@@ -1,13 +1,13 @@
 """The CLI's records: what ``status`` reports of a target, and the ``guard`` section it
-adds to ``check``'s report (:class:`~sitewarden.detect.records.CheckReport`).
+adds to ``check``'s report (:class:`~sitewarden.facts.records.CheckReport`).
 
-Records as ``detect``'s are (:class:`~sitewarden.detect.records.Record`): attributes in
+Records as ``detect``'s are (:class:`~sitewarden.facts.records.Record`): attributes in
 the code, one JSON form (``as_json``/``from_json``) for ``--json`` only.
 """
 
 from __future__ import annotations
 
-from ..detect.records import Finding, MarkerState, Record
+from ..facts.records import Finding, MarkerState, Record
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from ..guard import marker
-from . import distinfo, distribution, layout, metadata
-from .records import Copy, HiddenNamespace, Portion, Requirement, ShadowCase
+from ..facts import distinfo, distribution, marker, metadata
+from ..facts.records import Copy, HiddenNamespace, Portion, Requirement, ShadowCase
+from . import layout
 from .specs import copy_path, portion, same_file
 
 # ---------------------------------------------------------------- describing copies

@@ -20,7 +20,7 @@ Every entry gets one class:
 ``other``       anything else.
 
 Two ways in.  :func:`facts` + :func:`classify` are exact: they ask ``sysconfig``
-for the scheme (via :func:`sitewarden.guard.marker.default_scheme`) and are used by
+for the scheme (via :func:`sitewarden.facts.marker.default_scheme`) and are used by
 ``sitewarden check`` and by the runtime once a shadowing candidate was found.
 ``pathfacts.distro_candidates`` is the cheap runtime pre-selection: no ``sysconfig``
 (which imports ``threading`` on 3.12+), no file read, no symbolic link resolved
@@ -33,8 +33,8 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from ..guard import marker
-from .records import Layout, PathEntry, Record
+from ..facts import marker
+from ..facts.records import Layout, PathEntry, Record
 
 CLASSES = (
     "stdlib", "local", "user", "system", "distro",
@@ -160,9 +160,9 @@ def has_script_entry():
 
 def pth_entries(site_dirs):
     """What the ``.pth`` files in ``site_dirs`` do, their lines as this interpreter's
-    ``site`` reads them (``audit.reader``, which ``check`` reads them with everywhere):
+    ``site`` reads them (``facts.reader``, which ``check`` reads them with everywhere):
     ``({path_key(path): pth file}, [pth files with import lines])``."""
-    from ..audit import reader  # not for the runtime's usual path: read for check, or a shadow
+    from ..facts import reader  # not for the runtime's usual path: read for check, or a shadow
 
     out = {}
     importers = []

@@ -29,8 +29,8 @@ import os
 import sys
 
 from .. import _swallowed, _watch_module, pathfacts
+from ..facts.records import Finding, PathSection
 from . import emit
-from .records import Finding, PathSection
 from .specs import copy_path, find_in, is_regular, same_file
 
 

@@ -9,9 +9,8 @@ never at an import: the runtime warns through ``shadowing`` and ``cases``.
 import os
 
 from .. import pathfacts, settings
-from . import distinfo, distribution, layout, metadata
-from .cases import describe_copy, make_case, violated
-from .records import (
+from ..facts import distinfo, distribution, metadata
+from ..facts.records import (
     DistCopy,
     Finding,
     HiddenNamespace,
@@ -21,6 +20,8 @@ from .records import (
     Shadowing,
     Violation,
 )
+from . import layout
+from .cases import describe_copy, make_case, violated
 from .shadowing import WATCHED
 from .specs import copy_path, find_in, is_regular, listed_among, pkgutil_style, portion, same_file
 

@@ -11,8 +11,8 @@ before running its bundled pip (python/cpython#118384), so the guard reads
 """
 
 from ..api.categories import ExternallyManagedError
+from ..facts.marker import scheme_paths
 from . import policy, refusal, scheme_guard
-from .marker import scheme_paths
 from .patching import wrap_once
 
 _state = {"cli": False, "overridden": False}

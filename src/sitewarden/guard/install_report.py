@@ -13,7 +13,7 @@ is imported with this module, when the installer is).  Runtime module.
 import os
 import sys
 
-from ..detect.records import ShadowCase, Violation  # with this module: see above
+from ..facts.records import ShadowCase, Violation  # with this module: see above
 
 
 def collect(check):

@@ -38,8 +38,8 @@ import os
 import sys
 
 from .. import _swallowed
+from ..facts.marker import in_virtualenv, scheme_paths
 from . import policy, refusal, scheme_guard
-from .marker import in_virtualenv, scheme_paths
 from .patching import wrap_once
 
 _state = {"refused_dists": [], "command": None, "refused_up_front": []}
@@ -282,7 +282,7 @@ def _installed(name):
 def dpkg_package(path, guess=None):
     """The Debian package whose files include ``path`` (dpkg's ``.list`` files), or
     None (no dpkg, or no package owns it).  ``guess``'s list is read first."""
-    from ..audit import owners  # only to name the owner of a refused distro uninstall
+    from ..facts import owners  # only to name the owner of a refused distro uninstall
 
     return owners.dpkg_owners([path], guess, DPKG_INFO).get(path)
 

@@ -14,8 +14,8 @@ to refuse, write or raise.  Runtime module.
 import sys
 
 from .. import _swallowed
+from ..facts.marker import in_virtualenv
 from . import install_report, refusal, scheme_guard
-from .marker import in_virtualenv
 
 
 class Decision:

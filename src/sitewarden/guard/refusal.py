@@ -12,8 +12,8 @@ import os
 import sys
 
 from .. import _swallowed
+from ..facts import marker
 from ..settings import break_system_packages_env, is_true
-from . import marker
 
 FLAG = "--break-system-packages"
 CONFIG_KEY = "break-system-packages"

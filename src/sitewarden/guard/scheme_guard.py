@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import _swallowed
-from .marker import scheme_paths
+from ..facts.marker import scheme_paths
 
 _state = {"armed": False, "hooked": False, "protected": None, "own": [], "errno": None,
           "written": set()}

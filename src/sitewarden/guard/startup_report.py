@@ -23,8 +23,8 @@ import sys
 # failopen: a failed report goes through it (policy.Decision.report), after pip 26.3
 # forbids imports
 from .. import _swallowed, failopen, settings  # noqa: F401
-from ..audit.records import StartupSection
-from ..detect.records import CheckReport, _contents, _sha256, finding_id
+from ..facts.records import CheckReport, _contents, _sha256, finding_id
+from ..facts.startup_records import StartupSection
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
 

@@ -17,7 +17,7 @@ names every place where such a change would show, each with the startup files it
 
 A place that does not exist is watched too (``None``): one appearing is a change.  The
 cost is one read of each ``.pth`` file (a few hundred bytes, by the startup files' one
-reader, :mod:`..audit.reader`), one listing of each ``sys.path`` directory and a ``stat``
+reader, :mod:`..facts.reader`), one listing of each ``sys.path`` directory and a ``stat``
 per place found, no hashing, no child process; what the change does is for ``check``'s
 probe to say, in the child the report starts only when something changed.
 Standard-library names are not watched: the standard library comes first on
@@ -28,7 +28,7 @@ Standard-library names are not watched: the standard library comes first on
 import os
 import sys
 
-from ..audit import reader
+from ..facts import reader
 from ..pathfacts import stdlib_names
 
 #: The names a start reads in a site directory (``.pth``, ``.start``) or imports from one.

@@ -13,7 +13,7 @@ import sys
 from .. import __version__, pathfacts
 from ..audit import inventory, line_checks
 from ..detect import layout, pathcheck, shadowscan
-from ..detect.records import CheckReport, Finding, Interpreter, MarkerState
+from ..facts.records import CheckReport, Finding, Interpreter, MarkerState
 
 SCHEMA = 2
 

@@ -54,8 +54,8 @@ def facts():
     """Install-relevant facts of this interpreter: a :class:`~.records.ProbeFacts`."""
     import site  # not at module level: the probe imports the standard library
 
-    from ..detect.records import MarkerState, ProbeFacts  # (and sitewarden's own modules)
-    from ..guard import marker  # likewise: only once _stdlib_first is in place
+    from ..facts import marker  # likewise: only once _stdlib_first is in place
+    from ..facts.records import MarkerState, ProbeFacts  # (and sitewarden's own modules)
 
     # A start with site reads pyvenv.cfg and sets sys.prefix (site.venv); the -S facts
     # probe sees the base's prefix, and asks the same file.
@@ -101,15 +101,15 @@ def facts():
 #: module loaded costs about 0.8M instructions).  ``_stdlib_names`` serves 3.8 and 3.9 only.
 _STDLIB_NAMES = ("_stdlib_names",) if sys.version_info < (3, 10) else ()
 _RUNTIME = {
-    "facts": ("guard.marker", "detect.records", "pathfacts") + _STDLIB_NAMES,
-    "check": ("guard.marker", "probe.check", "detect.layout", "detect.pathcheck",
-              "detect.shadowing", "detect.cases", "detect.shadowscan", "detect.records",
-              "detect.distinfo", "detect.metadata", "detect.specs", "detect.emit",
-              "audit.inventory", "audit.findings", "audit.reader", "audit.line_checks",
-              "audit.records", "audit.provenance", "audit.analysis",
-              "audit.templates", "audit.capabilities", "audit.owners",
-              "audit.integrity", "probe.private_cache", "audit.site_emulation",
-              "probe.static_check", "pathfacts", "detect.distribution") + _STDLIB_NAMES,
+    "facts": ("facts.marker", "facts.records", "pathfacts") + _STDLIB_NAMES,
+    "check": ("facts.marker", "probe.check", "detect.layout", "detect.pathcheck",
+              "detect.shadowing", "detect.cases", "detect.shadowscan", "facts.records",
+              "facts.distinfo", "facts.metadata", "detect.specs", "detect.emit",
+              "audit.inventory", "audit.findings", "facts.reader", "audit.startup_files",
+              "audit.line_checks", "facts.startup_records", "audit.provenance", "audit.analysis",
+              "audit.templates", "audit.capabilities", "facts.owners",
+              "facts.integrity", "facts.private_cache", "audit.site_emulation",
+              "probe.static_check", "pathfacts", "facts.distribution") + _STDLIB_NAMES,
 }
 _RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
 _RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["pins"] = _RUNTIME["check"]
@@ -244,7 +244,7 @@ class _Bundle:
 
 
 def _private_cache():
-    from . import private_cache  # imports only os (bytecode written: see _load_runtime)
+    from ..facts import private_cache  # imports only os (bytecode written: see _load_runtime)
 
     return private_cache
 
@@ -272,7 +272,7 @@ def _bytecode_header(ext, st):
 
 
 def _cache_vendored_bytecode():
-    """Write the bytecode of the vendored ``packaging`` (and of ``detect.vendored``, its
+    """Write the bytecode of the vendored ``packaging`` (and of ``facts.vendored``, its
     door) into the payload once, compiling without importing.  A check imports them
     only for an environment marker or a specifier, after :func:`_stdlib_first`; under
     ``PYTHONDONTWRITEBYTECODE`` (common in container images) every such check would
@@ -290,7 +290,7 @@ def _cache_vendored_bytecode():
 
         sources = [os.path.join(d, n) for d, _dirs, names in os.walk(vendor)
                    for n in sorted(names) if n.endswith(".py")]
-        sources.append(os.path.join(package, "detect", "vendored.py"))
+        sources.append(os.path.join(package, "facts", "vendored.py"))
         for path in sorted(sources, key=lambda p: p == last):
             _write_bytecode(ext, marshal, path)
     except Exception:
@@ -408,7 +408,9 @@ def main(argv=None, startup=None, report_fd=None, payload=None, start=None):
     if kind == "facts":
         write_report(dumps(facts().as_json(), indent=None), report_fd)
         return
-    from . import check, private_cache, static_check  # after _load_runtime: bytecode cached
+    from . import check, static_check  # after _load_runtime: bytecode cached
+
+    private_cache = _private_cache()
 
     # report: an installer's (guard.startup_report), from the deployed runtime: nothing kept
     private_cache.DIRECTORY = payload if kind not in ("report", "shadows") else None

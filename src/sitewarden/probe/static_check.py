@@ -15,7 +15,8 @@ import os
 import sys
 
 from .. import _swallowed
-from ..audit import inventory, line_checks, reader, site_emulation
+from ..audit import inventory, line_checks, site_emulation
+from ..facts import reader
 from . import check
 
 #: The module the guard's hooks import, and the entry point they call.
@@ -81,7 +82,7 @@ def _imports_guard(f):
 def _source_imports(path, text=None):
     """The top-level names of every module the code at ``path`` (or ``text``) imports
     anywhere in it (``import``, ``from``, ``__import__('name')``), from its syntax tree;
-    empty when it cannot be read (:func:`..audit.reader.read_bytes`) or compiled.  Only
+    empty when it cannot be read (:func:`..facts.reader.read_bytes`) or compiled.  Only
     code that names the guard is compiled (a process's first ``compile()`` costs ~10M
     instructions)."""
     if text is None:  # a sitecustomize: read by the startup files' one reader

@@ -3,7 +3,7 @@
 Every read of a ``.pth`` or ``.start`` file in ``check`` is made here, once per probe run
 (:func:`read_file`, :func:`read_bytes`): the emulated start (:mod:`.site_emulation`), the
 inventory (:func:`read_startup_files`), the shadow scan's path classes
-(``detect.layout.pth_entries``, ``detect.distinfo.pth_paths``: :func:`pth_files`,
+(``detect.layout.pth_entries``, ``facts.distinfo.pth_paths``: :func:`pth_files`,
 :func:`pth_directories`) and the owners' hashes (:mod:`.integrity`).
 
 Which files (the user site when enabled, then each site directory, in ``site``'s order;
@@ -26,8 +26,7 @@ import os
 import sys
 
 from .. import _swallowed, pathfacts
-from . import line_checks
-from .records import StartupFile, StartupLine
+from .startup_records import StartupLine
 
 
 def pep829_site(site):
@@ -349,110 +348,6 @@ def pth_directories(path):
     lines = _pth_lines(os.path.dirname(path), found[0], site is not None and pep829_site(site),
                        tuple(sys.version_info[:2]), None, set())
     return [line.directory for line in lines if line.kind == "path"]
-
-
-def read_startup_files(site, version=None):
-    """Every ``.pth`` (and, on 3.15+, ``.start``) file ``site`` reads, in its order, with
-    each line classified; import lines and entry points not yet judged.
-
-    A file ``site`` cannot decode has its ``decode_error`` (a ``.pth``: its ``error``,
-    the start fails); a FIFO, socket, device its ``file_type``, a file over
-    :data:`READ_LIMIT` its ``size``.  The files of a directory an import line adds
-    (``site.addsitedir('<literal>')``) follow its file, with their ``started_by``."""
-    version = tuple(version or sys.version_info[:2])
-    _user, dirs = site_dirs(site)
-    seen = {os.path.normcase(os.path.abspath(d)) for d in dirs}
-    state = (version, pep829_site(site), _skips_dot_files(site), set(), seen)
-    files = []
-    for sitedir in dirs:
-        files.extend(_read_dir(sitedir, state))
-    return files
-
-
-def _read_dir(sitedir, state, started_by=None):
-    """The startup files of a site directory in ``site``'s order, each ``.pth`` followed
-    by those of the directories it adds.  ``state``: ``(version, pep829, skips dot files,
-    path lines' directories so far, directories read so far)``."""
-    version, pep829, dots, known, _seen = state
-    try:
-        names = os.listdir(sitedir)
-    except OSError:
-        return []
-    pths = pth_names(names, dots)
-    starts = sorted(n for n in names if pep829 and n.endswith(".start") and n[:1] != ".")
-    files, start_files, start_paths = [], [], set()
-    for name in starts:
-        path = os.path.join(sitedir, name)
-        read = read_file(path, version, start=True)
-        if read is None:
-            continue
-        lines, facts = read
-        if not (facts.decode_error or facts.file_type):
-            start_paths.add(path)  # site read it: it turns off its .pth's import lines
-        out = []
-        for n, line in enumerate(lines or (), 1):
-            line = line.strip()
-            if line:
-                out.append(StartupLine(n, line, "comment" if line.startswith("#")
-                                       else "entry-point", runs=not line.startswith("#")))
-        start_files.append(StartupFile(path, "start", sitedir, out, realpath=real_file(path),
-                                       started_by=started_by, **facts.fields()))
-    for name in pths:
-        path = os.path.join(sitedir, name)
-        read = read_file(path, version)
-        if read is None:
-            continue
-        lines, facts = read
-        start = path[:-len(".pth")] + ".start"
-        disabled = start if start in start_paths else None
-        f = StartupFile(path, "pth", sitedir,
-                        _pth_lines(sitedir, lines or (), pep829, version, disabled, known),
-                        disabled_by=disabled, realpath=real_file(path),
-                        error=facts.decode_error, started_by=started_by, **facts.fields())
-        files.append(f)
-        files.extend(_added_dirs(f, state))
-    return files + start_files
-
-
-def _added_dirs(f, state):
-    """The startup files of the directories ``f``'s running import lines add with
-    ``site.addsitedir('<absolute literal>')`` (a relative one depends on each start's
-    working directory), each directory once (``site`` would read one again: the line's
-    ``note`` says so)."""
-    seen, out = state[4], []
-    for line in f.lines:
-        if line.kind != "import" or not line.runs:
-            continue
-        for directory in _addsitedir_literals(line.text):
-            if not os.path.isabs(directory):
-                continue
-            directory = os.path.abspath(directory)
-            key = os.path.normcase(directory)
-            if key in seen:
-                said = "site.addsitedir(%r): its startup files are listed once" % directory
-            elif not os.path.isdir(directory):
-                said = "site.addsitedir(%r): no such directory" % directory
-            else:
-                seen.add(key)
-                said = "site.addsitedir(%r): its startup files follow" % directory
-                out.extend(_read_dir(directory, state, [f.path, line.number]))
-            line.note = said if not line.note else "%s; %s" % (line.note, said)
-    return out
-
-
-def _addsitedir_literals(text):
-    """The string literals an import line passes first to ``site.addsitedir(...)`` (or
-    ``addsitedir(...)``), in order; [] when it calls none or does not compile."""
-    if "addsitedir" not in text:
-        return []
-    try:
-        tree = compile(text, "<string>", "exec", line_checks._ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return []
-    calls = [n for n in line_checks._walk(tree) if type(n).__name__ == "Call" and n.args
-             and getattr(n.func, "attr", getattr(n.func, "id", None)) == "addsitedir"
-             and type(n.args[0]).__name__ == "Constant" and isinstance(n.args[0].value, str)]
-    return [n.args[0].value for n in sorted(calls, key=lambda n: n.col_offset)]
 
 
 def real_file(path):

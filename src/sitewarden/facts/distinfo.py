@@ -191,7 +191,7 @@ def pth_owner(pth):
 
 def pth_paths(dist):
     """The directories that the ``.pth`` files ``dist`` installed add to ``sys.path``."""
-    from ..audit import reader  # check only (shadowscan): the startup files' one reader
+    from . import reader  # check only (shadowscan): the startup files' one reader
 
     out = []
     try:

@@ -37,10 +37,15 @@ def in_virtualenv():
     return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
 
 
-def default_scheme():
-    """The sysconfig scheme installers write to by default (Debian: ``posix_local``)."""
+def _sysconfig():
     import sysconfig  # stdlib, deferred: a module level holds os and sys only
 
+    return sysconfig
+
+
+def default_scheme():
+    """The sysconfig scheme installers write to by default (Debian: ``posix_local``)."""
+    sysconfig = _sysconfig()
     getter = getattr(sysconfig, "get_default_scheme", None)  # 3.10+
     if getter is None:
         getter = sysconfig._get_default_scheme  # 3.8, 3.9
@@ -58,8 +63,7 @@ def scheme_paths(scheme=None, vars=None):
     """sysconfig's paths of ``scheme``: None, the default one; ``"user"``, the
     preferred user scheme (``posix_user`` before 3.10).  Without ``vars``, expanded
     once per process (a copy each time)."""
-    import sysconfig  # stdlib, deferred: a module level holds os and sys only
-
+    sysconfig = _sysconfig()
     if scheme is None:
         scheme = default_scheme()
     elif scheme == "user":

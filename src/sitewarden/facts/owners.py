@@ -21,8 +21,7 @@ Module level: ``os``, ``sys`` and sitewarden's own modules.
 
 import os
 
-from ..detect import distinfo
-from ..probe import private_cache
+from . import distinfo, private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
 DPKG_INFO = "/var/lib/dpkg/info"

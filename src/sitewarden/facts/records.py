@@ -5,7 +5,7 @@ One small class per record: a ``sys.path`` entry (:class:`PathEntry`, made by
 :class:`ShadowCase`, :class:`HiddenNamespace`, :class:`Requirement`, made by
 ``cases``), a finding (:class:`Finding`, made by each collector), the marker's state
 (:class:`MarkerState`), and ``check``'s report and its sections (:class:`CheckReport`;
-its ``startup`` section's records are in :mod:`sitewarden.audit.records`).
+its ``startup`` section's records are in :mod:`sitewarden.facts.startup_records`).
 Each has one JSON form, the same two methods on every record: ``as_json()``, what
 ``check --json`` prints (``docs/check-schema.md``), and ``from_json(data)``, the
 record again from that form (the CLI reads the probe's report back with it, once:
@@ -304,7 +304,7 @@ class MarkerState(Record):
     def read(cls, environ=None, venv=None):
         """The running interpreter's (``venv``: whether it is a virtual environment's,
         when ``site``, which tells, did not run)."""
-        from ..guard import marker  # the reader; this module imports nothing at module level
+        from . import marker  # the reader; this module imports nothing at module level
 
         venv = marker.in_virtualenv() if venv is None else venv
         found = marker.read(environ=environ)

@@ -14,7 +14,7 @@ exact and short: compare the release numbers padded with zeros (the ``plain_``
 functions; a hypothesis test holds them to ``packaging``'s answers on every input
 they accept).  Everything else (epochs, pre/post/dev/local parts, wildcards,
 ``===``, URLs, other markers) is left to ``packaging``, through
-:func:`sitewarden.detect.vendored.modules` (imported on first need).  Garbage
+:func:`sitewarden.facts.vendored.modules` (imported on first need).  Garbage
 never raises: unreadable values become None, unparsable versions "cannot
 compare".  All of it in one module, the plain versions too: the first shadow
 warning loads it, and each module more costs every warning.

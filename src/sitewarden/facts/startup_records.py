@@ -8,7 +8,7 @@ without importing those.  Module level: ``os``.
 
 import os
 
-from ..detect.records import Record, _fields
+from .records import Record, _fields
 
 
 class Writers(Record):
