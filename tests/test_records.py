@@ -23,10 +23,10 @@ SRC = Path(sitewarden.__file__).resolve().parent
 
 #: The most string-constant subscripts (``x["k"]``) and ``.get("k")`` calls the source
 #: may hold outside ``_vendor`` (526 before the records; /work/tools/strkeys.py's count).
-#: 250 until ``sitewarden acknowledge`` and the acknowledgements, which read a finding's
-#: ``details`` (a dict per kind by design: docs/check-schema.md), and the probe's start
-#: moved from ``STATIC_BOOTSTRAP``'s text into ``runner`` (its ``sys.modules`` lookups).
-MAX_STRING_KEYS = 285
+#: 285 with ``sitewarden acknowledge`` (a finding's ``details``) and the probe's start in
+#: ``runner``; 250 again once the guard's per-process state became records (``scheme_guard``'s
+#: write watch, ``pip_guard``'s command) and the probe kinds one table.
+MAX_STRING_KEYS = 250
 
 
 def _is_string_key(n: ast.AST) -> bool:

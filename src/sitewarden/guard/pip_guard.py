@@ -42,7 +42,18 @@ from ..facts.marker import in_virtualenv, scheme_paths
 from . import policy, refusal, scheme_guard
 from .patching import wrap_once
 
-_state = {"refused_dists": [], "command": None, "refused_up_front": []}
+
+class _Command:
+    """The pip command this process runs (``install``, ``uninstall`` or None) and the
+    distributions refused so far: up front, and as pip reached them."""
+
+    __slots__ = ("refused_dists", "command", "refused_up_front")
+
+    def __init__(self):
+        self.refused_dists, self.command, self.refused_up_front = [], None, []
+
+
+_state = _Command()
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
 DPKG_INFO = "/var/lib/dpkg/info"
@@ -146,21 +157,21 @@ def _run(command):
             if decision.refusal is not None:
                 refusal.write(decision.refusal)
                 return refusal.PIP_ERROR_STATUS
-            _state["refused_dists"] = []
-            _state["refused_up_front"] = []
-            _state["command"] = command
+            _state.refused_dists = []
+            _state.refused_up_front = []
+            _state.command = command
             if command == "uninstall":
                 _patch_requirements()
             try:
                 status = decision.run(original, self, options, args, *rest, **kw)
             finally:
-                _state["command"] = None
+                _state.command = None
             if command == "uninstall":
-                late = [d for d in _state["refused_dists"]
-                        if _canonical(d[0]) not in _state["refused_up_front"]]
+                late = [d for d in _state.refused_dists
+                        if _canonical(d[0]) not in _state.refused_up_front]
                 if late:
                     _report_distro_uninstall(late)
-                if late or _state["refused_up_front"]:
+                if late or _state.refused_up_front:
                     return refusal.PIP_ERROR_STATUS
             if status in (0, None):
                 decision.report(quiet=_quiet(options), verb=command)  # uninstall: startup only
@@ -186,7 +197,7 @@ def _skip_own_check(check):
     one report, on every pip."""
 
     def check_externally_managed(*args, **kwargs):
-        if _state["command"] is not None:
+        if _state.command is not None:
             return None
         return check(*args, **kwargs)
 
@@ -231,14 +242,14 @@ def _uninstall_requirement(original):
     The refusal names the distro package that owns it; the command exits with 1."""
 
     def uninstall(self, *args, **kwargs):
-        if _state["command"] != "uninstall" or in_virtualenv():
+        if _state.command != "uninstall" or in_virtualenv():
             return original(self, *args, **kwargs)
         name = getattr(self, "name", None)
         found = _installed(name) if name else None
         root = scheme_guard.protected_root(os.path.join(found[0], found[1])) if found else None
         if root is None:
             return original(self, *args, **kwargs)
-        _state["refused_up_front"].append(_canonical(name))
+        _state.refused_up_front.append(_canonical(name))
         owner = dpkg_package(os.path.join(found[0], found[1]), "python3-" + _canonical(name))
         _report_distro_uninstall([(name, found[2], root, owner)])
         if hasattr(self, "nothing_to_uninstall"):
@@ -312,11 +323,11 @@ def _is_local(original):
         root = scheme_guard.protected_root(path)
         if root is None:
             return local
-        if _state["command"] == "uninstall":
+        if _state.command == "uninstall":
             # Also when pip said no itself (Debian's pip: "outside environment"): a
             # distribution the up-front check missed is still refused, not skipped.
             name, version = _dist_from_frames()
-            _state["refused_dists"].append(
+            _state.refused_dists.append(
                 (name or os.path.basename(str(path)), version, root, None))
         return False
 

@@ -14,8 +14,19 @@ import sys
 from .. import _swallowed
 from ..facts.marker import scheme_paths
 
-_state = {"armed": False, "hooked": False, "protected": None, "own": [], "errno": None,
-          "written": set()}
+
+class _Watch:
+    """The write watch of this process: armed for one install, what it protects, what it
+    saw written into the scheme's own directories."""
+
+    __slots__ = ("armed", "hooked", "protected", "own", "errno", "written")
+
+    def __init__(self):
+        self.armed = self.hooked = False
+        self.protected, self.own, self.errno, self.written = None, [], None, set()
+
+
+_state = _Watch()
 
 
 def scheme_dirs():
@@ -124,17 +135,17 @@ def protected_root(path, ancestors=False):
 
     The installer's own directories are carved out of the protected ones: on
     most builds ``site-packages`` lives inside the stdlib directory."""
-    if _state["protected"] is None:
-        _state["own"], _state["protected"] = scheme_dirs()
+    if _state.protected is None:
+        _state.own, _state.protected = scheme_dirs()
     try:
         real = os.path.realpath(os.fsdecode(path))
     except (OSError, TypeError, ValueError):  # not a path
         return None
-    root = _under(real, _state["protected"])
-    if root is not None and _inside(_under(real, _state["own"]), root):
+    root = _under(real, _state.protected)
+    if root is not None and _inside(_under(real, _state.own), root):
         root = None
     if root is None and ancestors:
-        for protected in _state["protected"]:
+        for protected in _state.protected:
             if protected.startswith(real + os.sep):
                 return protected
     return root
@@ -184,7 +195,7 @@ def _resolve(path, dir_fd):
 
 
 def _audit(event, args):
-    if not _state["armed"]:
+    if not _state.armed:
         return
     if event == "open":
         if len(args) < 3 or not _is_write(args[1], args[2]):
@@ -202,7 +213,7 @@ def _audit(event, args):
             continue  # file descriptors, or a dir_fd-relative path that cannot be resolved
         root = protected_root(path, ancestors=event in _TREE_EVENTS)
         if root is not None:
-            errno = _state["errno"]
+            errno = _state.errno
             raise PermissionError(
                 errno.EACCES,
                 "sitewarden: %s is in %s, which the installer must not change (PEP 668: "
@@ -217,9 +228,9 @@ def _note_written(path):
     """Remember the top-level entry of an own directory that this install changed."""
     try:
         real = os.path.realpath(os.fsdecode(path))
-        for own in _state["own"]:
+        for own in _state.own:
             if real.startswith(own + os.sep):
-                _state["written"].add((own, real[len(own) + 1:].split(os.sep, 1)[0]))
+                _state.written.add((own, real[len(own) + 1:].split(os.sep, 1)[0]))
                 return
     except Exception:
         _swallowed("noting %r for the install report" % (path,))
@@ -227,7 +238,7 @@ def _note_written(path):
 
 def written():
     """``{(own directory, top-level entry)}`` changed since :func:`arm`."""
-    return set(_state["written"])
+    return set(_state.written)
 
 
 def arm():
@@ -237,10 +248,10 @@ def arm():
     once installation has started."""
     import errno  # stdlib, imported here: pip 26.3 refuses imports once it installs
 
-    _state["errno"] = errno
-    if not _state["hooked"]:
+    _state.errno = errno
+    if not _state.hooked:
         sys.addaudithook(_audit)
-        _state["hooked"] = True
-    _state["own"], _state["protected"] = scheme_dirs()
-    _state["written"] = set()
-    _state["armed"] = True
+        _state.hooked = True
+    _state.own, _state.protected = scheme_dirs()
+    _state.written = set()
+    _state.armed = True

@@ -111,8 +111,8 @@ _RUNTIME = {
               "facts.integrity", "facts.private_cache", "audit.site_emulation",
               "probe.static_check", "pathfacts", "facts.distribution") + _STDLIB_NAMES,
 }
-_RUNTIME["full"] = _RUNTIME["static"] = _RUNTIME["report"] = _RUNTIME["check"]
-_RUNTIME["shadows"] = _RUNTIME["status"] = _RUNTIME["pins"] = _RUNTIME["check"]
+_RUNTIME.update(dict.fromkeys(("full", "static", "report", "shadows", "status", "pins"),
+                             _RUNTIME["check"]))
 #: What each static kind collects (None: everything): an installer's shadow report needs
 #: the shadowing section alone; ``status``, the startup files (whether they load the guard).
 _SECTIONS = {"shadows": ("shadowing",), "status": ("startup",)}
