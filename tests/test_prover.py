@@ -169,6 +169,36 @@ MALICIOUS = {
                  "        g = os.system\n    h()\n    g('id')\n", 8),
     "global": ("import os\ndef f():\n    global g\n    g = os.system\ng = len\ng('id')\n", 6),
     "undefined": ("sitecustomize_hook('id')\n", 1),
+    "site-global": ("import sys\naddsitedir('/x')\n", 2),
+    # protocols the interpreter calls by itself, and values that leave the proof's sight
+    "class-getitem": ("import os\nclass A:\n    __class_getitem__ = os.system\nA['id']\n", 3),
+    "module-getattr": ("import os\n__getattr__ = os.system\n", 2),
+    "dunder-eq": ("import os\nclass A:\n    __eq__ = os.system\n", 3),
+    "type-three-args": ("import os\nA = type('A', (), {'__class_getitem__': os.system})\n", 2),
+    "class-import": ("class A:\n    from os import system\nA.system('id')\n", 3),
+    "module-via-module": ("import typing\ntyping.sys.modules['webbrowser'].get()\n", 2),
+    "os-path-os": ("import os.path\nos.path.os.system('id')\n", 2),
+    "sum-start": ("import webbrowser\nsum([], webbrowser).get()\n", 2),
+    "dict-keyword": ("import webbrowser\ndict(a=webbrowser)['a'].get()\n", 2),
+    "default-of-get": ("import os, webbrowser\nos.environ.get('NO', webbrowser).get()\n", 2),
+    "returned-module": ("import webbrowser\ndef f():\n    return webbrowser\nf().get()\n", 3),
+    "decorator-returns": ("import os\ndef deco(f):\n    return os.system\n@deco\ndef g():\n"
+                          "    pass\ng('id')\n", 3),
+    "eval-literal": ("x = eval('__import__(\"os\")')\nx.system('id')\n", 2),
+    "exec-binds": ("exec('import os\\nf = os.system')\nf('id')\n", 2),
+    "exec-in-function": ("def g():\n    exec('import os; os.system(1)')\n", 2),
+    "comprehension-in-class": ("import os\nclass A:\n    os = 1\n"
+                               "    x = [os.system('id') for _ in '1']\n", 4),
+    "annotation": ("import os\nx: os.system('id') = 1\n", 2),
+    "async-body": ("import os\nasync def f():\n    os.system('id')\n", 3),
+    "generator-frame": ("def g():\n    yield 1\ng().gi_frame.f_globals\n", 3),
+    "traceback-frame": ("try:\n    1 / 0\nexcept Exception as e:\n"
+                        "    e.__traceback__.tb_frame\n", 4),
+    "code-replace": ("def g():\n    yield 1\ng().gi_code.replace(co_code=b'')\n", 3),
+    "meta-path-iterated": ("import sys\nfor f in sys.meta_path:\n"
+                           "    f.invalidate_caches()\n", 3),
+    "tls-unverified": ("import ssl\n"
+                       "ssl._create_default_https_context = ssl._create_unverified_context\n", 2),
     "super-of-unknown": ("import os\nclass A(os.PathLike):\n    pass\n", 2),
 }
 

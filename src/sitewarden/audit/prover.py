@@ -41,7 +41,7 @@ __all__ = ("MAX_DEPTH", "Memo", "Proof", "judge", "prove")
 
 MAX_REASONS = 20
 VERDICTS = ("proved", "unproven", "high")
-_ROUNDS = 12
+_ROUNDS = 24
 _STMTS = T.words("""FunctionDef AsyncFunctionDef ClassDef Return Delete Assign AugAssign
 AnnAssign For AsyncFor While If With AsyncWith Raise Try TryStar Assert Import ImportFrom
 Global Nonlocal Expr Pass Break Continue Match TypeAlias""")
@@ -134,21 +134,28 @@ class _Prover(Values):
         self.body(tree.body, root)
 
     def solve(self):
+        """Every name's values, each round recomputed from the last (in statement order)
+        until none changes: a value seen early (an attribute not stored yet) does not
+        outlive what it stood for.  False: no fixpoint within the rounds."""
+        groups = {}
+        for key, entry in self.entries:
+            groups.setdefault(key, []).append(entry)
         for _ in range(_ROUNDS):
-            changed = False
-            for key, entry in self.entries:
-                vals, old = self.values(entry), self.env.get(key, _EMPTY)
-                if not vals <= old:
-                    self.env[key], changed = old | vals, True
+            before = dict(self.env)
+            for key, entries in groups.items():
+                self.env[key] = frozenset().union(*[self.values(e) for e in entries])
+            stored = {}
             for recv, attr, entry, sc in self.stores:
                 name = attr if isinstance(attr, str) else self.sval(attr, sc)
                 for r in self.ev(recv, sc) if isinstance(name, str) else ():
                     key = ("a", r[1], name) if r[0] in ("inst", "class") else \
-                        (id(self.root), name) if r == ("ref", self.name) and self.name else None
-                    vals = self.values(entry) if key else _EMPTY
-                    if not vals <= self.env.get(key, _EMPTY):
-                        self.env[key], changed = self.env.get(key, _EMPTY) | vals, True
-            if not changed:
+                        ("m", name) if r == ("ref", self.name) and self.name else None
+                    if key:
+                        stored[key] = stored.get(key, _EMPTY) | self.values(entry)
+            for key in [k for k in self.env if k[0] in ("a", "m")]:
+                del self.env[key]
+            self.env.update(stored)
+            if self.env == before:
                 return True
         return False
 
@@ -463,7 +470,8 @@ class _Prover(Values):
             calls.append((m, d[len(m) + 1:], line))
         defines = set()
         for name in getattr(self, "root", _Scope("module", None)).names:
-            for v in self.env.get((id(self.root), name), _EMPTY):
+            for v in self.env.get((id(self.root), name), _EMPTY) | self.env.get(("m", name),
+                                                                                  _EMPTY):
                 kind = {"def": "def", "class": "class", "ref": "import"}.get(v[0], "value")
                 defines.add((name, kind, v[1] if kind == "import" else ""))
         return Proof(verdict, tuple(reasons), tuple(dict.fromkeys(self.imports)),

@@ -396,7 +396,8 @@ class Gate:
             elif r[1] == self.name and self.name:
                 self.escape(vals, "stores %s in the module", n)
             elif canon(d) in T.STORES:
-                self.effect("%s %s" % (verb, d), n)
+                note = T.STORE_NOTES.get(d)
+                self.effect("%s %s" % (verb, d) + (": " + note if note else ""), n)
                 if d.endswith("hook"):
                     self.callable_ok(vals, d, n)
                 else:

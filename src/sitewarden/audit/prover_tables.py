@@ -154,7 +154,12 @@ EFFECTS = {
 #: proved callable); any other attribute of a module that is not proved code is high.
 STORES = words("""sys.excepthook sys.displayhook sys.unraisablehook sys.breakpointhook
 threading.excepthook sys.ps1 sys.ps2 sys.dont_write_bytecode sys.tracebacklimit
-sys.pycache_prefix sys.stdout sys.stderr sys.stdin sys.argv warnings.showwarning""")
+sys.pycache_prefix sys.stdout sys.stderr sys.stdin sys.argv warnings.showwarning
+ssl.SSLContext ssl._create_default_https_context""")
+#: What a store of :data:`STORES` changes, where its name does not say it.
+STORE_NOTES = {"ssl.SSLContext": "changes how every program checks TLS certificates",
+               "ssl._create_default_https_context": "changes how every program checks TLS "
+                                                    "certificates"}
 
 #: Values of the interpreter that are plain data: name -> type.
 DATA = {n: t for t, names in (
@@ -186,7 +191,8 @@ abc.ABC abc.ABCMeta typing.NamedTuple typing.Generic typing.Protocol typing.Type
 enum.Enum enum.IntEnum enum.Flag enum.IntFlag collections.OrderedDict
 collections.defaultdict collections.abc.Mapping collections.abc.MutableMapping
 collections.abc.Sequence collections.abc.Iterable collections.abc.Iterator
-collections.abc.Set logging.Handler logging.NullHandler logging.Filter logging.Formatter""")
+collections.abc.Set logging.Handler logging.NullHandler logging.Filter logging.Formatter
+ssl.SSLContext""")
 #: Builtin types whose methods are all harmless.
 DATA_TYPES = words("str bytes int float bool none list dict set tuple complex")
 #: Methods of the other value types the prover tracks.
@@ -246,7 +252,8 @@ HIGH = (
      os.fork* os.startfile os.kill os.killpg pty.* platform.popen platform.* webbrowser.*
      asyncio.create_subprocess_* asyncio.subprocess.* commands.* popen2.* builtins.help""",
      "starts a process"),
-    ("""socket.* _socket.* ssl.* _ssl.* urllib.request.* urllib.urlopen http.client.* http.server.*
+    ("""socket.* _socket.* ssl.wrap_socket ssl.create_connection _ssl.* urllib.request.*
+     urllib.urlopen http.client.* http.server.*
      httplib.* urllib2.* ftplib.* smtplib.* telnetlib.* poplib.* imaplib.* nntplib.*
      xmlrpc.* socketserver.* asyncio.open_connection asyncio.start_server""", "uses the network"),
     ("ctypes.* _ctypes.* cffi.* _cffi_backend.*", "calls foreign functions"),

@@ -21,6 +21,12 @@ _IMPLICIT = {"__name__": "str", "__file__": "str", "__doc__": "str", "__package_
 _ELEMS = {"str": "str", "file": "str", "wfile": "str", "dirs": "direntry", "bytes": "int"}
 
 
+def _generic(d):
+    """Is subscripting the interpreter's ``d`` a generic alias (``list[str]``)?"""
+    last = d.rpartition(".")[2]
+    return d.startswith(("typing.", "collections.abc.", "builtins.")) or last[:1].isupper()
+
+
 def children(node):
     """The syntax nodes directly under ``node``."""
     for field in getattr(node, "_fields", ()):
@@ -147,7 +153,8 @@ class Values(Gate):
     def named(self, n, sc, lookup=False):
         s = self.where(sc, n.id)
         if s is not None:
-            vals = self.env.get((id(s), n.id), _EMPTY)
+            vals = self.env.get((id(s), n.id), _EMPTY) | (
+                self.env.get(("m", n.id), _EMPTY) if s is self.root else _EMPTY)
             if not vals and self.emit:
                 vals = frozenset([("unres", "%s, whose value the audit cannot follow" % n.id)])
         elif n.id in _IMPLICIT and (n.id != "__path__" or self.is_package):
@@ -188,7 +195,8 @@ class Values(Gate):
             if k == "ref":
                 d = canon(v[1] + "." + name)
                 if v[1] == self.name and self.name:
-                    out |= self.env.get((id(self.root), name), _PLAIN)
+                    out |= self.env.get((id(self.root), name), _EMPTY) | self.env.get(
+                        ("m", name), _EMPTY) or _PLAIN
                 else:
                     out.add(("t", T.DATA[d]) if T.DATA.get(d) else ("ref", d))
             elif k in ("class", "inst"):
@@ -196,7 +204,7 @@ class Values(Gate):
             elif k == "super":
                 for b in self.env.get(("b", v[1]), _EMPTY) or [("ref", "builtins.object")]:
                     out |= self.attr(frozenset([b]), name)
-            elif k == "t":
+            elif k == "t" and v[1] != "cls":
                 out.add(("meth", v[1], name))
             elif k in ("unres", "dead"):
                 out.add(v)
@@ -232,12 +240,10 @@ class Values(Gate):
                     out.add(("ref", name))
             elif v[0] == "ref" and v[1] in ("os.environ", "sys.path"):
                 out.add(("t", "str"))
-            elif v[0] == "ref" and self.is_stdlib(v[1]) and not v[1].startswith((
-                    "typing.", "collections.abc.")):
+            elif v[0] == "ref" and self.is_stdlib(v[1]) and not _generic(v[1]):
                 out.add(("unres", "an item of " + v[1]))
-            elif v[0] == "ref" and v[1].startswith(("typing.", "collections.abc.")) or \
-                    v[0] == "class":
-                out.add(v)
+            elif v[0] == "ref" and _generic(v[1]) or v[0] == "class":
+                out.add(v)  # list[str], typing.Optional[str], os.PathLike[str]: an alias
             elif v[0] == "t" and v[1] in ("str", "bytes"):
                 out.add(v if type(key).__name__ == "Slice" else ("t", _ELEMS[v[1]]))
             elif v[0] == "dead":
