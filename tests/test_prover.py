@@ -197,6 +197,12 @@ MALICIOUS = {
     "code-replace": ("def g():\n    yield 1\ng().gi_code.replace(co_code=b'')\n", 3),
     "meta-path-iterated": ("import sys\nfor f in sys.meta_path:\n"
                            "    f.invalidate_caches()\n", 3),
+    "exec-or-system": ("import os, sys\nf = exec if sys.argv else os.system\nf('1')\n", 3),
+    "copy-of-modules": ("import typing\nd = dict(typing.sys.modules)\nd['webbrowser'].get()\n", 3),
+    "union-of-modules": ("import typing\n(typing.sys.modules | {})['webbrowser'].get()\n", 2),
+    "builtins-binding": ("def f():\n    global __builtins__\n    __builtins__ = {}\n", 3),
+    "code-store": ("def f():\n    pass\ndef g():\n    pass\nf.__code__ = g.__code__\n", 5),
+    "import-as-dunder": ("from os import system as __getattr__\n", 1),
     "tls-unverified": ("import ssl\n"
                        "ssl._create_default_https_context = ssl._create_unverified_context\n", 2),
     "super-of-unknown": ("import os\nclass A(os.PathLike):\n    pass\n", 2),

@@ -276,7 +276,8 @@ class _Prover(Values):
             vals = self.e(d, sc)
             if self.emit:
                 self.line = self.outer or d.lineno
-                self.invoke(vals, [frozenset([("def", id(st))])], {}, None, sc, d)
+                self.invoke(vals, [frozenset([("class" if k == "ClassDef" else "def", id(st))])],
+                            {}, None, sc, d)
         self.line = self.outer or st.lineno
         if k == "ClassDef":
             inner = self.scope(st, "class", sc, id(st))
@@ -345,8 +346,7 @@ class _Prover(Values):
         k = type(t).__name__
         if k == "Name":
             self.bind(sc, t.id, entry)
-            if sc.kind == "class" or sc.kind == "module" and t.id[:2] == t.id[-2:] == "__":
-                self.escape(vals, "keeps %%s as %s, which the interpreter may call" % t.id, t)
+            self.kept(sc, t.id, vals, t)
         elif k in ("Tuple", "List"):
             pair = type(value).__name__ in ("Tuple", "List") and len(value.elts) == len(t.elts)
             for i, el in enumerate(t.elts):
@@ -361,6 +361,7 @@ class _Prover(Values):
             recv = self.e(t.value, sc)
             if self.emit:
                 self.store(recv, t.attr, vals, t)
+                self.internal(t)
             elif self.collecting and entry:
                 self.stores.append((t.value, t.attr, entry, sc))
         elif k == "Subscript":
@@ -378,9 +379,27 @@ class _Prover(Values):
             recv = self.e(t.value, sc, k == "Subscript")
             if k == "Subscript":
                 self.e(t.slice, sc)
-            if self.emit:
-                self.store(recv, t.attr, _NONE, t, "deletes") if k == "Attribute" else \
-                    self.setitem(recv, t, _NONE, sc, "unsets")
+            if self.emit and k == "Attribute":
+                self.store(recv, t.attr, _NONE, t, "deletes")
+                self.internal(t)
+            elif self.emit:
+                self.setitem(recv, t, _NONE, sc, "unsets")
+
+    def kept(self, sc, name, vals, n):
+        """A binding the interpreter reads by itself: a class attribute or a module's
+        dunder (``__class_getitem__``, ``__getattr__``) may be called without a call in
+        sight, and a module's ``__builtins__`` gives its functions their builtins."""
+        if not self.emit:
+            return
+        sc = sc.root if sc.decl.get(name) == "Global" else sc
+        if sc.kind == "module" and name == "__builtins__":
+            self.reason("high", "reaches into interpreter internals: binds __builtins__", n)
+        if sc.kind == "class" or sc.kind == "module" and name[:2] == name[-2:] == "__":
+            self.escape(vals, "keeps %%s as %s, which the interpreter may call" % name, n)
+
+    def internal(self, t):
+        if t.attr in T.INTERNAL_ATTRS:
+            self.reason("high", "reaches into interpreter internals: %s" % self.seg(t), t)
 
     # ---------------------------------------------------------------- imports
 
@@ -389,15 +408,18 @@ class _Prover(Values):
             for a in st.names:
                 self.imported(0, a.name, (), st)
                 top = a.asname or a.name.partition(".")[0]
-                self.bind(sc, top, ("set", frozenset([("ref", a.name if a.asname else top)])))
+                vals = frozenset([("ref", a.name if a.asname else top)])
+                self.bind(sc, top, ("set", vals))
+                self.kept(sc, top, vals, st)
         elif st.module != "__future__":
             base = self.imported(st.level, st.module or "", tuple(a.name for a in st.names), st)
             for a in st.names:
                 if a.name == "*":
                     sc.root.stars.append(base) if self.collecting else None
                 else:
-                    ref = base + a.name if base.endswith(".") else base + "." + a.name
-                    self.bind(sc, a.asname or a.name, ("set", frozenset([("ref", ref)])))
+                    vals = frozenset([("ref", base + ("" if base.endswith(".") else ".") + a.name)])
+                    self.bind(sc, a.asname or a.name, ("set", vals))
+                    self.kept(sc, a.asname or a.name, vals, st)
 
     def absolute(self, level, module):
         if not level:

@@ -58,7 +58,10 @@ class Gate:
         fv = self.ev(f, sc, type(f).__name__ == "Attribute" and f.attr == "get")
         which = self.runs_code(n, sc, fv)
         if which:
-            return self.run_code(which, n, sc)
+            got = self.run_code(which, n, sc)
+            fv = frozenset(v for v in fv if v[1:] not in (("builtins.exec",), ("builtins.eval",)))
+            if not fv:
+                return got
         args, kws = [self.ev(a, sc) for a in n.args], {}
         for kw in n.keywords:
             kws[kw.arg or "**%d" % len(kws)] = self.ev(kw.value, sc)
@@ -119,7 +122,8 @@ class Gate:
             return _DEAD
         if result == "same":
             return args[0] if args else frozenset([("t", "deco")])
-        return frozenset([("t", result)]) if result else _PLAIN
+        made = self.made_of(frozenset().union(*args)) if d in T.INSPECT and args else _EMPTY
+        return made or (frozenset([("t", result)]) if result else _PLAIN)
 
     def check_args(self, d, args, kws, n):
         short = d[9:] if d.startswith("builtins.") else d
@@ -163,9 +167,9 @@ class Gate:
         last = d.rpartition(".")[2]
         if d in T.DATA or "." in d and last.isupper() and not d.startswith("builtins."):
             return False  # a constant (signal.SIGTERM, stat.S_IRUSR, errno.ENOENT)
-        return (T.judge(d)[0] is not None or d in T.CALLED_ARGS or
-                                    d in _SPECIAL or "." not in d or d in self.modules or
-                                    d.rpartition(".")[0] in IMPORT_STATE + ("os.environ",))
+        return (T.judge(d)[0] is not None or d in T.CALLED_ARGS or d in _SPECIAL or
+                "." not in d or d in self.modules or
+                d.rpartition(".")[0] in IMPORT_STATE + ("os.environ",))
 
     def escape(self, vals, what, n):
         """``vals`` go where the proof cannot follow them (``what``: how): never a module,

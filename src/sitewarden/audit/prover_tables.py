@@ -212,6 +212,8 @@ METHODS = {t: words(m) for t, m in (
     ("logger", "debug info warning warn error exception critical log setLevel isEnabledFor "
                "getEffectiveLevel getChild hasHandlers addHandler removeHandler addFilter"),
     ("lock", "acquire release locked __enter__ __exit__"))}
+#: The interpreter's containers of strings only: copies and elements are plain strings.
+STR_CONTAINERS = words("sys.path os.environ sys.argv sys.warnoptions sys.builtin_module_names")
 #: Result types of str and bytes methods (others: the receiver's type).
 STR_RESULTS = {m: t for t, names in (
     ("list", "split rsplit splitlines"), ("tuple", "partition rpartition"),

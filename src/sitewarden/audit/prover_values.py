@@ -87,9 +87,10 @@ class Values(Gate):
         if k in _COMPS:
             return self.comp(n, sc)
         if k == "BinOp":
-            left, _ = self.ev(n.left, sc), self.ev(n.right, sc)
+            left, right = self.ev(n.left, sc), self.ev(n.right, sc)
             return frozenset(v if v[0] == "t" and v[1] in ("str", "bytes", "list", "tuple",
-                                                            "int", "float") else _P for v in left)
+                                                            "int", "float") else _P for v in left
+                             ) | self.made_of(left | right)
         if k == "UnaryOp":
             vals = self.ev(n.operand, sc)
             return frozenset([("t", "bool")]) if type(n.op).__name__ == "Not" else vals
@@ -246,7 +247,7 @@ class Values(Gate):
                 out.add(v)  # list[str], typing.Optional[str], os.PathLike[str]: an alias
             elif v[0] == "t" and v[1] in ("str", "bytes"):
                 out.add(v if type(key).__name__ == "Slice" else ("t", _ELEMS[v[1]]))
-            elif v[0] == "dead":
+            elif v[0] in ("dead", "unres"):
                 out.add(v)
             else:
                 out.add(_P)
@@ -254,6 +255,14 @@ class Values(Gate):
 
     def elems(self, vals):
         return frozenset(("t", _ELEMS[v[1]]) if v[0] == "t" and v[1] in _ELEMS else ("t", "str")
-                         if v[0] == "ref" and v[1] in ("sys.path", "os.environ", "sys.argv") else
+                         if v[0] == "ref" and v[1] in T.STR_CONTAINERS else
                          ("unres", "an element of " + v[1]) if v[0] == "ref" and
-                         self.is_stdlib(v[1]) else _P for v in vals)
+                         self.is_stdlib(v[1]) else v if v[0] in ("unres", "dead") else _P
+                         for v in vals)
+
+    def made_of(self, vals):
+        """What a value computed from ``vals`` may hold of the interpreter's objects (a
+        copy or a union of one: ``dict(sys.modules)``, ``sys.modules | {}``)."""
+        return frozenset(("unres", "a value made of " + v[1]) for v in vals if v[0] == "ref" and
+                         self.is_stdlib(v[1]) and v[1] not in T.STR_CONTAINERS and
+                         self.sensitive(v[1]))
