@@ -294,6 +294,12 @@ BENIGN = {
                 "proved", None),
     "chdir": ("import os\nos.chdir('/tmp')\n", "unproven", "changes the working directory"),
     "json": ("import json\nconfig = json.loads('{}')\n", "unproven", None),
+    "returned-instance": ("class F:\n    def find(self, x):\n        return x.strip()\n"
+                          "def get():\n    return F()\nget().find(' a ')\n", "proved", None),
+    "local-decorator": ("def deco(f):\n    def inner():\n        return 1\n    return inner\n"
+                        "@deco\ndef g():\n    pass\ng()\n", "proved", None),
+    "system-exit": ("import os\nif os.environ.get('STOP'):\n    raise SystemExit(1)\n",
+                    "unproven", "exits the interpreter"),
 }
 
 

@@ -70,10 +70,10 @@ class Proof:
 
 
 class _Scope:
-    __slots__ = ("kind", "parent", "root", "names", "decl", "cls", "stars")
+    __slots__ = ("kind", "parent", "root", "names", "decl", "cls", "stars", "fid")
 
-    def __init__(self, kind, parent, cls=None):
-        self.kind, self.parent, self.cls = kind, parent, cls
+    def __init__(self, kind, parent, cls=None, fid=None):
+        self.kind, self.parent, self.cls, self.fid = kind, parent, cls, fid
         self.root = parent.root if parent is not None and kind != "module" else self
         self.names, self.decl, self.stars = {}, {}, []
 
@@ -109,6 +109,7 @@ class _Prover(Values):
         self.lines, self.line, self.outer, self.prefix, self.depth = text.split("\n"), 0, 0, "", 0
         self.scopes, self.env, self.entries, self.stores, self.nonlocal_ = {}, {}, [], [], []
         self.candidates, self.inlined, self.keep, self.modules = [], {}, [], set()
+        self.generators = set()  # functions whose call makes a generator or coroutine
         self.reasons, self.imports, self.calls, self.paths, self.effects = [], [], [], [], []
         self.collecting, self.emit, self.budget, self.work = True, False, [MAX_DECODED], 50000
         self.builtins = frozenset(vars(sys.modules["builtins"]))
@@ -240,6 +241,11 @@ class _Prover(Values):
                     vals = e(node, sc)
                     if k == "Return":
                         self.escape(vals, "returns %s", node)
+                        self.returns(sc, ("v", node, sc))
+                    elif field == "exc" and self.emit and {("ref", "builtins.SystemExit"), (
+                            "ref", "builtins.KeyboardInterrupt")} & self.ev(getattr(
+                                node, "func", node), sc):
+                        self.effect("exits the interpreter (raises %s)" % self.seg(node), node)
         elif k == "Delete":
             for t in st.targets:
                 self.delete(t, sc)
@@ -307,6 +313,10 @@ class _Prover(Values):
             if node is not None:
                 e(node, sc)
         inner = self.scope(n, "function", sc)
+        lam = type(n).__name__ == "Lambda"
+        self.returns(inner, ("v", n.body, inner) if lam else ("set", _NONE))
+        if type(n).__name__ == "AsyncFunctionDef" and self.collecting:
+            self.generators.add(id(n))  # calling it makes a coroutine
         decos = [getattr(d, "id", "") for d in getattr(n, "decorator_list", ())]
         for i, p in enumerate(params):
             if p is None:
@@ -315,7 +325,7 @@ class _Prover(Values):
             cls = me and ("classmethod" in decos or n.name in ("__new__", "__init_subclass__"))
             self.bind(inner, p.arg, ("set", frozenset([("class" if cls else "inst", sc.cls)])
                                      if me else _PLAIN))
-        if type(n).__name__ == "Lambda":
+        if lam:
             self.escape(e(n.body, inner), "returns %s", n.body)
         else:
             self.body(n.body, inner)
@@ -325,11 +335,17 @@ class _Prover(Values):
         s = self.scopes.get(id(node))
         if s is None:
             s = self.scopes[id(node)] = self.new_scope(kind, parent, cls)
+            s.fid = id(node) if kind == "function" else None
             self.keep.append(node)
         return s
 
     def new_scope(self, kind, parent, cls=None):
         return _Scope(kind, parent, cls)
+
+    def returns(self, sc, entry):
+        """What calling the function whose scope is ``sc`` may return (binding pass)."""
+        if self.collecting and sc.fid is not None:
+            self.entries.append((("r", sc.fid), entry))
 
     def bind(self, sc, name, entry):
         if not self.collecting:

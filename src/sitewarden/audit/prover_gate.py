@@ -82,8 +82,11 @@ class Gate:
                 self.pass_on(args, kws, "passes %%s to %s" % what, n)
                 if k == "inst":
                     out |= self.invoke(self.cattr(v[1], "__call__", True), args, kws, n, sc, f)
-                else:
-                    out.add(("inst", v[1]) if k == "class" else _P)
+                elif k == "class":
+                    out.add(("inst", v[1]))
+                else:  # what its returns return (values no proof loses sight of)
+                    out |= _PLAIN if v[1] in self.generators else self.env.get(("r", v[1]), (
+                        _PLAIN if self.emit else _EMPTY))
             elif k == "meth":
                 out |= self.call_meth(v[1], v[2], args, kws, n)
             elif k == "t" and v[1] in ("deco", "cls"):

@@ -57,6 +57,8 @@ class Values(Gate):
         else:
             if k == "Call":
                 self.candidates.append((n, sc, self.depth))
+            elif k in ("Yield", "YieldFrom") and sc.fid is not None:
+                self.generators.add(sc.fid)
             for child in children(n):
                 self.e(child, sc)
         return _EMPTY
