@@ -30,7 +30,7 @@ Answers are kept per text (:class:`Memo`).  Module level: ``sys`` and sitewarden
 import sys
 
 from .. import _swallowed, pathfacts
-from ..probe import private_cache
+from ..facts import private_cache
 from . import prover_tables as T
 from .line_checks import _ONLY_AST
 from .prover_gate import _EMPTY, _NONE, _P, _PLAIN, MAX_DEPTH, judge
