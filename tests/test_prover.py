@@ -293,6 +293,8 @@ BENIGN = {
                 "        print(e.name)\nnames = sorted(os.listdir('/opt'), key=len)\n",
                 "proved", None),
     "chdir": ("import os\nos.chdir('/tmp')\n", "unproven", "changes the working directory"),
+    "argv": ("import sys\nprog = sys.argv[0].strip()\nsys.argv.append('-v')\n", "unproven",
+             "changes sys.argv"),
     "json": ("import json\nconfig = json.loads('{}')\n", "unproven", None),
     "returned-instance": ("class F:\n    def find(self, x):\n        return x.strip()\n"
                           "def get():\n    return F()\nget().find(' a ')\n", "proved", None),

@@ -148,6 +148,9 @@ EFFECTS = {
     "os.replace": "renames a file", "os.chmod": "changes a file's mode",
     "os.symlink": "creates a link", "os.utime": "changes a file's times",
     "sys.stdout.reconfigure": "reconfigures sys.stdout",
+    "sys.argv.append": "changes sys.argv", "sys.argv.extend": "changes sys.argv",
+    "sys.argv.insert": "changes sys.argv", "sys.argv.remove": "changes sys.argv",
+    "sys.argv.pop": "changes sys.argv", "sys.argv.clear": "changes sys.argv",
     "sys.stderr.reconfigure": "reconfigures sys.stderr",
 }
 #: Attributes of the interpreter that code may set with a medium effect (a hook must be a
@@ -174,7 +177,7 @@ DATA = {n: t for t, names in (
     os.O_RDONLY os.F_OK os.R_OK os.W_OK os.X_OK"""),
     ("tuple", "sys.version_info sys.implementation sys.flags sys.builtin_module_names"),
     ("bool", "typing.TYPE_CHECKING site.ENABLE_USER_SITE sys.dont_write_bytecode"),
-    ("list", "sys.argv sys.warnoptions"), ("stream", "sys.stdout sys.stderr"),
+    ("list", "sys.warnoptions"), ("stream", "sys.stdout sys.stderr"),
     ("", """typing.Any typing.Optional typing.Union typing.List typing.Dict typing.Tuple
     typing.Set typing.FrozenSet typing.Callable typing.Iterable typing.Iterator
     typing.Mapping typing.Sequence typing.Type typing.ClassVar typing.Final

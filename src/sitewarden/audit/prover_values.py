@@ -241,7 +241,7 @@ class Values(Gate):
                 else:
                     self.modules.add(name)
                     out.add(("ref", name))
-            elif v[0] == "ref" and v[1] in ("os.environ", "sys.path"):
+            elif v[0] == "ref" and v[1] in T.STR_CONTAINERS:
                 out.add(("t", "str"))
             elif v[0] == "ref" and self.is_stdlib(v[1]) and not _generic(v[1]):
                 out.add(("unres", "an item of " + v[1]))
