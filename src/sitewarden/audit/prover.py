@@ -13,14 +13,15 @@ reason, ``medium`` (a change of behaviour, or not known to be harmless) or ``hig
 - Values: constants, containers, comprehensions, f-strings, operators; never the
   interpreter's internals (``__dict__``, ``__globals__``, frames, ``globals()``,
   ``vars()``, ``builtins``, ``sys.modules`` but a lookup by a literal name...: high).
-- Calls, the gate (:mod:`.prover_gate`): each callee is resolved through the module's
-  bindings (every binding of a name, in any order, on any path): a function or class of
-  the proved code; an attribute of an imported module that is not the standard
-  library's (``calls``, for the caller to discharge); a harmless callable
-  (:mod:`.prover_tables`); a known effect (medium, in ``effects``); ``exec``/``eval`` of
-  a literal, read as code here.  Anything else is high: what cannot be resolved, code
-  from data, processes, the network, foreign functions, and a module or a refused
-  callable passed anywhere as a value (a value of unknown type so never holds one).
+- Calls, the gate (:mod:`.prover_gate`; values: :mod:`.prover_values`): each callee is
+  resolved through the module's bindings (every binding of a name, in any order, on any
+  path): a function or class of the proved code; an attribute of an imported module
+  that is not the standard library's (``calls``, for the caller to discharge); a
+  harmless callable (:mod:`.prover_tables`); a known effect (medium, in ``effects``);
+  ``exec``/``eval`` of a literal, read as code here.  Anything else is high: what cannot
+  be resolved, code from data, processes, the network, foreign functions, and a module
+  or a refused callable passed anywhere as a value (so a value of unknown type never
+  holds one).
 - ``sys.path`` and ``site.addsitedir`` changes whose arguments evaluate to literal
   strings are ``path_changes``; any other change of where imports come from is high.
 
@@ -53,7 +54,16 @@ _ENTERS = ("file", "wfile", "dirs", "lock")
 
 
 class Proof:
-    """What :func:`prove` found (every field JSON-able: tuples, strings, integers)."""
+    """What :func:`prove` found (every field JSON-able: tuples, strings, integers).
+
+    ``verdict``: ``proved``, ``unproven`` (a medium reason) or ``high``; ``reasons``:
+    ``(severity, line, text)``; ``imports``: ``(level, module, names)`` to follow;
+    ``calls``: ``(module, attr, line)``, ``attr`` dotted (``Finder.install``): its first
+    part must be a ``def``/``class`` of ``module``'s ``defines`` (an ``import`` there:
+    judge ``origin`` + the rest again, :func:`judge` for the standard library's; else a
+    submodule ``module.first``), or the call is high; ``defines``: ``(name, kind,
+    origin)``; ``path_changes``: ``(target, op, values, line)``, ``values`` a tuple
+    (``insert``: ``(index, path)``); ``effects``: ``(line, text)``."""
 
     __slots__ = ("verdict", "reasons", "imports", "calls", "defines", "path_changes", "effects")
 
