@@ -235,7 +235,7 @@ update pop insert remove clear sort reverse group groups groupdict""")
 #: calling one is medium ("not known to be harmless").
 DATA_MODULES = words("""json math cmath datetime calendar decimal fractions statistics random
 string textwrap fnmatch bisect heapq copy pprint reprlib difflib colorsys hashlib hmac
-secrets uuid zlib struct unicodedata ipaddress html stat numbers keyword pathlib glob
+secrets zlib struct unicodedata ipaddress html stat numbers keyword pathlib glob
 configparser email mimetypes shlex tomllib""")
 
 #: Stdlib modules whose import alone does more than define names.
