@@ -232,7 +232,7 @@ def test_check_files_field_shapes_high_and_the_benign_set_not(make_hermetic):
     t = make_hermetic(pyenv_interpreters()[-1])
     local = t.local_dir
     benign = {"swr-cap-coverage": "import coverage; coverage.process_startup()",
-              "swr-cap-literal": "import sys; exec('sys.swr_cap_literal = 1')"}
+              "swr-cap-literal": "import sys; exec('swr_cap_literal = sys.version')"}
 
     def build(stage: Path) -> None:
         for name, (line, _wanted) in FIELD.items():

@@ -24,7 +24,8 @@ from . import line_checks
 #: The findings an acknowledgement lifts: what a startup file's code does, whoever owns
 #: it; never a file that is not what its owner installed, code that could not be read,
 #: nor a file others may change.
-ACKNOWLEDGEABLE = ("dangerous-startup-code", "distribution-startup-code", "unowned-startup-code")
+ACKNOWLEDGEABLE = ("dangerous-startup-code", "unproven-startup-code", "distribution-startup-code",
+                   "unowned-startup-code")
 
 #: What no pin covers: code that runs what it does not show (a file's contents, a
 #: computed value, a deserialised object): the bytes that run are not among those hashed.

@@ -15,7 +15,7 @@ import sys
 
 from ..facts import private_cache
 from ..facts.records import Finding
-from . import capabilities, line_checks, modules, provenance
+from . import capabilities, line_checks, modules, proof_checks, provenance, prover
 
 
 def annotate(files, directory=None, lines=None):
@@ -43,13 +43,14 @@ def annotate(files, directory=None, lines=None):
             state = _Follow(reading, own)
             if line.kind == "import":
                 found = memo.analyse(line.text)
-                state.line(line.text, lines)
+                state.line(line.text, lines, f.path)
             else:
                 found = ()
                 state.queue(((0, line.text.partition(":")[0], (), True),), "", 0)
             LINE_FOUND[line.text] = found
             found = _merged(found, state.drain())
             line.module_files, unread = state.files, state.said()
+            line.module_names = state.names
             line.capabilities = [name for name, _e in found] or None
             line.evidence = capabilities.evidence(found) or None
             line.unread = unread or None
@@ -65,7 +66,7 @@ def _customize(f, reading):
     state = _Follow(reading)
     state.seen.add(f.kind)
     found = state.read(f.kind, kind, path, 0, True, named=False) + state.drain()
-    f.module_files = state.files
+    f.module_files, f.module_names = state.files, state.names
     f.capabilities = [name for name, _e in found] or None
     f.evidence = capabilities.evidence(found) or None
     f.unread = state.said() or None
@@ -89,10 +90,12 @@ class _Reading:
     def __init__(self, directory):
         self.modules = ModuleMemo(directory)
         self.pycs = modules.PycMemo(directory)
+        self.proofs = prover.Memo(directory)
 
     def save(self):
         self.modules.save()
         self.pycs.save()
+        self.proofs.save()
 
 
 class _Follow:
@@ -102,6 +105,7 @@ class _Follow:
         self.reading, self.todo, self.seen, self.read_count = reading, [], set(), 0
         self.own = own  # sitewarden's verified deployment: its own modules not followed
         self.files, self.unread, self.skipped = [], [], []
+        self.names = {}  # module name -> the file read for it (its proof: PROOFS)
 
     def drain(self):
         out = []
@@ -127,7 +131,7 @@ class _Follow:
             self.todo.extend((sub, depth, top)
                              for sub in _resolved(package, level, module, attrs, top))
 
-    def line(self, text, lines):
+    def line(self, text, lines, pth=""):
         """Queue what the import line ``text`` imports (setuptools' known line: as
         :data:`.line_checks.KNOWN_LINES` has it, no syntax tree built)."""
         if text.rstrip() in line_checks.KNOWN_LINES:
@@ -137,6 +141,9 @@ class _Follow:
         _found, imported, _mapping, hidden = self.reading.modules.get(text)
         self.unread.extend("this line: %s" % h for h in hidden)
         self.queue(imported, "", 0)
+        key = proof_checks.line_key(text)
+        PROOFS[key] = self.reading.proofs.prove(text, "", pth)
+        self.names[""] = key
 
     def said(self):
         """``unread``, the modules past a limit named up to :data:`MAX_SAID`."""
@@ -170,6 +177,8 @@ class _Follow:
         if text is None:
             return ()
         found, imported, mapping, hidden = self.reading.modules.get(text)
+        PROOFS[origin] = self.reading.proofs.prove(text, name, origin, modules.is_package(origin))
+        self.names[name] = origin
         MAPPINGS[origin] = dict(mapping)
         HIDDEN[origin] = tuple("%s (%s): %s" % (name, origin, h) for h in hidden)
         self.unread.extend(HIDDEN[origin])
@@ -227,6 +236,9 @@ LINE_FOUND = {}
 #: What hides imports in each module file read, or what it is when it cannot be read
 #: (``unread``'s items): pinned content's are known (:func:`unread_findings`).
 HIDDEN = {}
+#: The proof of each module file read and of each import line (``proof_checks.line_key``):
+#: a :class:`.prover.Proof` (its calls into other modules: :func:`.proof_checks.reasons`).
+PROOFS = {}
 
 
 class ModuleMemo(private_cache.Memo):

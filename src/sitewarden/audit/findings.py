@@ -12,7 +12,7 @@ from .. import _swallowed
 from ..facts import marker, private_cache
 from ..facts.reader import READ_LIMIT
 from ..facts.records import Finding
-from . import analysis, capabilities, line_checks, provenance, templates
+from . import analysis, capabilities, line_checks, proof_checks, provenance, templates
 
 
 def _short(text, n=80):
@@ -287,16 +287,16 @@ def _code_findings(f):
             else "(the whole module)")
     runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
     danger = _dangerous(f)
-    if danger:
-        out.append(danger)
+    unproven = _unproven(f, danger)
+    if danger or unproven:
+        out.append(danger or unproven)
     out.extend(_module_modified(f, path, o) for path, o in sorted(f.modules.items())
                if o.claimed() and o.verified is False)
     if f.owner.claimed() and f.owner.verified is False:
         found = _modified(f, runs)
         return out + ([found] if found else [])
-    if danger or not runs or f.template or (f.owner.kind in ("dpkg", "sitewarden")
-                                            and f.owner.verified):
-        return out  # danger says more than unowned- or distribution-startup-code
+    if danger or unproven or not runs or f.template or _trusted(f.owner):
+        return out  # each says more than unowned- or distribution-startup-code
     lines = [x.number for x in code]
     if f.owner.kind is None or not f.owner.verified:
         out.append(_unowned(f, what, lines))
@@ -307,6 +307,50 @@ def _code_findings(f):
                 f.path, f.owner.text(), what),
             file=f.path, lines=lines, owner=owner_json(f.owner)))
     return out
+
+
+def _trusted(owner):
+    """A verified Debian package's or sitewarden's deployment: trusted as the standard
+    library is (the distribution is the authority the interpreter comes from)."""
+    return owner.kind in ("dpkg", "sitewarden") and owner.verified is True
+
+
+def _unproven(f, danger):
+    """``unproven-startup-code``: what ``f``'s code (its lines, every module they run, a
+    ``sitecustomize`` whole) does that the prover could not show harmless
+    (:mod:`.prover`): high for a callee it cannot resolve, code run from data, an
+    import or a path change it cannot evaluate, code it cannot read; else medium, with
+    what the code changes.  Set aside: trusted files (:func:`_trusted`), a template's own
+    files and pinned content.  With ``danger`` (what the code is known to do), its
+    reasons join that finding instead (one cause, one finding); None when all is proved."""
+    excused = provenance.excused(f)
+    own = f.template in templates.EXACT or _trusted(f.owner)
+    found = proof_checks.reasons(f, analysis.PROOFS, excused, own)
+    if not found:
+        return None
+    high = [r for r in found if r[0] == "high"]
+    said = ["%s: %s" % (where, text) for _s, where, text in (high or found)]
+    if danger is not None:
+        danger.details["unproven"] = said
+        return None
+    changes = proof_checks.effects(f, analysis.PROOFS, excused)
+    severity = "high" if high else "medium"
+    owner = "%s, %s" % (f.owner.text(), f.owner.checked()) if f.owner.kind else "no owner"
+    if severity == "high":
+        command, fix = _dangerous_fix(f, [])
+    else:
+        command, fix = None, "find out what it changes and whether it should run; if it " \
+            "should, acknowledge it as it is (sitewarden acknowledge ID)"
+    return Finding(
+        "unproven-startup-code", severity,
+        "%s (%s) runs code at every start of this interpreter that the audit cannot prove "
+        "harmless: %s%s; %s" % (
+            f.path, owner, "; ".join(_short(x, 120) for x in said[:4]) + (
+                "; ..." if len(said) > 4 else ""),
+            " (it changes: %s)" % ", ".join(changes[:4]) if changes and not high else "",
+            fix),
+        file=f.path, unproven=said, changes=changes or None, owner=owner_json(f.owner),
+        command=command, **({"looks_like": f.lookalike} if f.lookalike else {}))
 
 
 def _unowned(f, what, lines):

@@ -116,6 +116,7 @@ class _Prover(Values):
 
     def __init__(self, text, name, path, is_package, stdlib):
         self.name, self.path, self.is_package, self.stdlib = name, path, is_package, stdlib
+        self.pth = not name and path.endswith(".pth")  # runs in site.addpackage's frame
         self.lines, self.line, self.outer, self.prefix, self.depth = text.split("\n"), 0, 0, "", 0
         self.scopes, self.env, self.entries, self.stores, self.nonlocal_ = {}, {}, [], [], []
         self.candidates, self.inlined, self.keep, self.modules = [], {}, [], set()

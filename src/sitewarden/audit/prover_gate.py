@@ -454,6 +454,8 @@ class Gate:
         if k == "Name":
             s = self.where(sc, n.id)
             if s is None:
+                if self.pth and n.id == "sitedir":
+                    return sys.modules["os"].path.dirname(self.path)
                 return {"__file__": self.path, "__name__": self.name}.get(n.id) or None
             got = {self._sval(en[1], en[2], hops + 1) if en[0] == "v" else None
                    for en in s.names[n.id]}
@@ -466,6 +468,13 @@ class Gate:
                 v.value, sc, hops + 1) if type(v).__name__ == "FormattedValue" and
                 v.conversion == -1 and v.format_spec is None else None for v in n.values]
             return "".join(parts) if all(isinstance(p, str) for p in parts) else None
+        if k == "Subscript" and type(n.value).__name__ == "Call" and self.ival(
+                _index(n), sc) == 0:  # site.makepath(...)[0]: the joined, absolute path
+            f = {v[1] for v in self.ev(n.value.func, sc) if v[0] == "ref"}
+            argv = [self._sval(a, sc, hops + 1) for a in n.value.args]
+            if f == {"site.makepath"} and argv and all(isinstance(a, str) for a in argv):
+                return sys.modules["os"].path.abspath(sys.modules["os"].path.join(*argv))
+            return None
         if k == "Subscript" and type(n.slice).__name__ == "Slice":
             v = self._sval(n.value, sc, hops + 1)
             bounds = [self.ival(b, sc) if b is not None else None

@@ -57,7 +57,7 @@ STDLIB = {n: t for t, names in (
     os.path.getsize sys.getrecursionlimit sys.getsizeof sys.getrefcount os.getpgrp"""),
     ("float", """os.path.getmtime os.path.getatime os.path.getctime time.time
     time.monotonic time.perf_counter sys.getswitchinterval"""),
-    ("tuple", "os.path.split os.path.splitext os.path.splitdrive sys.exc_info"),
+    ("tuple", "os.path.split os.path.splitext os.path.splitdrive sys.exc_info site.makepath"),
     ("list", "os.listdir os.getgroups site.getsitepackages pkgutil.extend_path re.findall"
              " re.split"),
     ("dict", "sysconfig.get_paths os.environ.copy"),

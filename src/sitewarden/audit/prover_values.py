@@ -7,6 +7,8 @@ up through Python's scopes, judged on the way when the prover checks.  Module le
 sitewarden's own modules.
 """
 
+import sys
+
 from . import prover_tables as T
 from .prover_gate import _EMPTY, _NONE, _P, _PLAIN, Gate, canon
 from .resolve import _index
@@ -18,6 +20,27 @@ _PYTYPES = {"str": "str", "bytes": "bytes", "int": "int", "float": "float", "boo
 _IMPLICIT = {"__name__": "str", "__file__": "str", "__doc__": "str", "__package__": "str",
              "__path__": "list", "__cached__": "str", "__annotations__": "dict",
              "__debug__": "bool", "__module__": "str", "__qualname__": "str"}
+#: A ``.pth`` import line runs in ``site.addpackage``'s frame: its locals are bound there
+#: (``sitedir``, the ``.pth``'s directory; ``name``, its file name...), and site's globals.
+_PTH_LOCALS = {"sitedir": "str", "name": "str", "fullname": "str", "line": "str",
+               "n": "int", "known_paths": "set", "reset": "bool"}
+_SITE_GLOBALS = {}
+
+
+def _site_globals():
+    """What a name of ``site``'s module namespace stands for (``makepath`` -> ``site.makepath``,
+    ``os`` -> ``os``): the target's own ``site``, read once, never run again."""
+    if not _SITE_GLOBALS:
+        site = sys.modules.get("site")
+        for key, value in (vars(site) if site is not None else {}).items():
+            if key.startswith("__"):
+                continue
+            module = getattr(value, "__name__", None) if type(value) is type(sys) else None
+            _SITE_GLOBALS[key] = module or "site." + key
+        _SITE_GLOBALS.setdefault("makepath", "site.makepath")
+    return _SITE_GLOBALS
+
+
 _ELEMS = {"str": "str", "file": "str", "wfile": "str", "dirs": "direntry", "bytes": "int"}
 
 
@@ -160,6 +183,10 @@ class Values(Gate):
                 self.env.get(("m", n.id), _EMPTY) if s is self.root else _EMPTY)
             if not vals and self.emit:
                 vals = frozenset([("unres", "%s, whose value the audit cannot follow" % n.id)])
+        elif self.pth and n.id in _PTH_LOCALS:
+            vals = frozenset([("t", _PTH_LOCALS[n.id])])
+        elif self.pth and n.id in _site_globals():
+            vals = frozenset([("ref", _site_globals()[n.id])])
         elif n.id in _IMPLICIT and (n.id != "__path__" or self.is_package):
             vals = frozenset([("t", _IMPLICIT[n.id])])
         elif n.id == "__class__" and self.enclosing_class(sc):

@@ -152,7 +152,7 @@ class StartupLine(Record):
     OPTIONAL = ("capabilities", "evidence")
     # What the reading of the code it runs left unread, and why (audit.analysis): a list
     # of "module (file): why", left out while None.
-    __slots__ += ("unread",)
+    __slots__ += ("unread", "module_names")
     FIELDS += _fields("unread")
     OPTIONAL += ("unread",)
 
@@ -170,6 +170,7 @@ class StartupLine(Record):
         self.capabilities = capabilities
         self.evidence = evidence
         self.module_files = []  # the module files its analysis read (no JSON)
+        self.module_names = {}  # module name -> the file read for it (no JSON)
         self.unread = None
 
 
@@ -198,7 +199,7 @@ class StartupFile(Record):
     OPTIONAL = ("decode_error", "file_type", "size", "started_by", "capabilities", "evidence")
     # A sitecustomize's/usercustomize's reading (audit.analysis), as a line's: ``unread``
     # (JSON, left out while None); ``module_files`` (no JSON).
-    __slots__ += ("unread", "module_files")
+    __slots__ += ("unread", "module_files", "module_names")
     FIELDS += _fields("unread")
     OPTIONAL += ("unread",)
 
@@ -224,7 +225,7 @@ class StartupFile(Record):
         # provenance's (no JSON)
         self.dist = None
         self.modules = {}
-        self.unread, self.module_files = None, []
+        self.unread, self.module_files, self.module_names = None, [], {}
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""
