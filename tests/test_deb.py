@@ -56,6 +56,7 @@ GUARDS = ("import sys; print(len([f for f in sys.meta_path "
           "getattr(sys.modules.get('sitewarden'), '__file__', None), "
           "getattr(sys.modules.get('sitewarden'), '__version__', None))")
 PACKAGE_INIT = "/usr/lib/python3/dist-packages/sitewarden/__init__.py"
+SITE = "/usr/lib/python3/dist-packages"
 
 
 # ---------------------------------------------------------------- building
@@ -283,6 +284,14 @@ def test_install_guards_every_python_and_purge_restores(ns, debs):
     assert "Debian package sitewarden" in status.stdout
     check = run(ns, ["sitewarden", "check", "--all", "--json"])
     assert check.returncode in (0, 1), check.stderr
+    # The package's runtime is the command's own, byte for byte (its bytecode compiled by
+    # py3compile): the hook is sitewarden's template, and nothing is found in it.
+    reports = [i for i in json.loads(check.stdout)["interpreters"] if "startup" in i]
+    for item in reports:
+        hooks = [f for f in item["startup"]["files"] if f["path"] == SITE + "/sitewarden.pth"]
+        assert hooks and hooks[0]["template"] == "sitewarden", (item["interpreter"], hooks)
+        assert not [x for x in item["findings"] if x.get("file") == hooks[0]["path"]]
+    assert len(reports) >= len(pythons(ns)), reports
     assert_command_isolated(ns)
     man = run(ns, ["sh", "-c", "zcat /usr/share/man/man1/sitewarden.1.gz | head -3"])
     assert "SITEWARDEN" in man.stdout
