@@ -8,7 +8,7 @@ TARGET_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || co
 
 .PHONY: setup check test test-fast lint bench roots deb wheel vendor
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml bin/sitewarden
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
@@ -28,7 +28,7 @@ roots: setup
 	cd tests && ../$(VENV)/bin/python -c 'import sys; from harness.roots import main; sys.exit(main())' ensure
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb packaging/vendor
+	$(VENV)/bin/ruff check src tests benchmarks packaging/build-deb packaging/vendor bin/sitewarden
 
 test: lint
 	$(VENV)/bin/python -m pytest -n auto --durations=25 $(PYTEST_ARGS)

@@ -56,6 +56,7 @@ GUARDS = ("import sys; print(len([f for f in sys.meta_path "
           "getattr(sys.modules.get('sitewarden'), '__file__', None), "
           "getattr(sys.modules.get('sitewarden'), '__version__', None))")
 PACKAGE_INIT = "/usr/lib/python3/dist-packages/sitewarden/__init__.py"
+SITE = "/usr/lib/python3/dist-packages"
 
 
 # ---------------------------------------------------------------- building
@@ -209,6 +210,37 @@ def digest(ns) -> dict:
     return out
 
 
+#: Each planted startup hook writes the canary and prints garbage (tests/test_cli_isolation.py).
+PLANT = "open('/tmp/swr-canary', 'a').write('%s\\n'); print('GARBAGE from %s')\n"
+
+
+def assert_command_isolated(ns) -> None:
+    """``/usr/bin/sitewarden`` runs nothing of the environment: a ``PYTHONPATH``
+    ``sitecustomize``, ``PYTHONSTARTUP``, root's user site ``usercustomize`` and ``.pth``
+    (the canary is never written), stdin closed, and ``check --json`` is JSON only."""
+    sites = " ".join("/root/.local/lib/python%s/site-packages" % v for v in PYTHONS[ns.release])
+    script = ("set -e; mkdir -p /tmp/swr-evil %s; printf %%s \"$1\" > "
+              "/tmp/swr-evil/sitecustomize.py; printf %%s \"$2\" > /tmp/swr-evil/startup.py; "
+              "for d in %s; do printf %%s \"$3\" > $d/usercustomize.py; printf %%s \"$4\" > "
+              "$d/zz-canary.pth; done" % (sites, sites))
+    plants = [PLANT % (w, w) for w in ("sitecustomize", "PYTHONSTARTUP", "usercustomize")]
+    plants.append("import os; " + PLANT % ("pth", "a .pth"))
+    made = run(ns, ["sh", "-c", script, "sh", *plants])
+    assert made.returncode == 0, made.stderr
+    env = {"PYTHONPATH": "/tmp/swr-evil", "PYTHONSTARTUP": "/tmp/swr-evil/startup.py",
+           "HOME": "/root"}
+    control = run(ns, ["python3", "-c", "pass"], env=env)
+    assert "GARBAGE from sitecustomize" in control.stdout, control.stdout + control.stderr
+    run(ns, ["rm", "-f", "/tmp/swr-canary"])
+    proc = run(ns, ["sh", "-c", "exec sitewarden check --json --python /usr/bin/python3 <&-"],
+               env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    printed = [x for x in (proc.stdout + proc.stderr).splitlines() if x.startswith("GARBAGE")]
+    assert not printed and not ns.exists("/tmp/swr-canary"), printed
+    assert json.loads(proc.stdout)["interpreter"]["executable"] == "/usr/bin/python3"
+    run(ns, ["rm", "-rf", "/tmp/swr-evil", *sites.split()])
+
+
 def warm_up(ns) -> None:
     """Starts that write bytecode of the root's own files (not the package's) happen
     before the tree is taken as 'before'."""
@@ -252,6 +284,15 @@ def test_install_guards_every_python_and_purge_restores(ns, debs):
     assert "Debian package sitewarden" in status.stdout
     check = run(ns, ["sitewarden", "check", "--all", "--json"])
     assert check.returncode in (0, 1), check.stderr
+    # The package's runtime is the command's own, byte for byte (its bytecode compiled by
+    # py3compile): the hook is sitewarden's template, and nothing is found in it.
+    reports = [i for i in json.loads(check.stdout)["interpreters"] if "startup" in i]
+    for item in reports:
+        hooks = [f for f in item["startup"]["files"] if f["path"] == SITE + "/sitewarden.pth"]
+        assert hooks and hooks[0]["template"] == "sitewarden", (item["interpreter"], hooks)
+        assert not [x for x in item["findings"] if x.get("file") == hooks[0]["path"]]
+    assert len(reports) >= len(pythons(ns)), reports
+    assert_command_isolated(ns)
     man = run(ns, ["sh", "-c", "zcat /usr/share/man/man1/sitewarden.1.gz | head -3"])
     assert "SITEWARDEN" in man.stdout
 

@@ -128,7 +128,8 @@ def test_current_directory_on_pythonpath_does_not_break_the_cli(how, tmp_path):
         (here / (name + ".py")).write_text("raise SystemExit('the CLI imported %s.py')\n" % name)
     script = Path(sys.executable).parent / "sitewarden"
     if how == "script" and not script.exists():
-        pytest.skip("no console script beside %s (the CLI is not pip-installed)" % sys.executable)
+        pytest.skip("no sitewarden command beside %s (the CLI is not pip-installed)"
+                    % sys.executable)
     argv = [str(script)] if how == "script" else CLI
     env = {"PYTHONPATH": ":/nonexistent-x", "XDG_CACHE_HOME": str(tmp_path / "cold-cache")}
     proc = run_cli("check", "--json", "--python", sys.executable, env=env, cwd=str(here),

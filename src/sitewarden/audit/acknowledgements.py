@@ -13,9 +13,10 @@ when there is a word to read, or a pin to give (``inventory.PIN_ALL``).  Module 
 """
 
 import os
+import sys
 
-from .. import settings
-from ..facts import integrity
+from .. import _swallowed, pathfacts, settings
+from ..facts import distinfo, integrity, owners, reader
 from ..facts.reader import read_bytes
 from ..facts.records import Finding
 from ..facts.startup_records import Acknowledgement
@@ -32,7 +33,10 @@ ACKNOWLEDGEABLE = ("dangerous-startup-code", "unproven-startup-code", "distribut
 UNPINNABLE = "runs-hidden-code"
 #: The states of an acknowledgement that acknowledges nothing on any interpreter (one
 #: that names another interpreter's startup file, ``not-startup-file``, is not reported).
-UNMATCHED = ("no-such-file", "unpinned", "cannot-pin", "untrusted-source")
+UNMATCHED = ("no-such-file", "unpinned", "cannot-pin", "untrusted-source", "not-administrator")
+#: The states of an acknowledgement whose silence file may not acknowledge startup code
+#: at all: whoever wrote it, it is not the administrator's word.
+REFUSED = ("untrusted-source", "not-administrator")
 #: The pin's format, hashed first: a new format never matches an old pin.
 _FORMAT = b"sitewarden startup pin 1\0"
 _CHUNK = 1 << 16
@@ -130,13 +134,61 @@ def apply(files, found, words, pin_all=False):
             digest = pinned(by_path[path])
             for x in xs:
                 x.details["pin"] = word(by_path[path], digest) if digest else None
-    untrusted = {source: _others_may_change(source) for _w, source in words}
-    out = [Acknowledgement(w, source, None, "untrusted-source") if untrusted[source]
+    refused = {source: _refused(source) for _w, source in set(words)}
+    out = [Acknowledgement(w, source, _named(w, by_path), refused[source]) if refused[source]
            else _state(w, source, by_path, liftable, pinned, hidden) for w, source in words]
     for ack in sorted(out, key=lambda a: a.state != "acknowledged"):
         for x in liftable.get(getattr(by_path.get(ack.file), "path", None), ()):
             _mark(x, ack)
     return out, [_unmatched(a) for a in out if a.state in UNMATCHED]
+
+
+def _named(w, by_path):
+    """The startup file the word ``w`` names, when it is one (else None)."""
+    path = settings.startup_pin(w)[0]
+    return path if path in by_path else None
+
+
+def _refused(source):
+    """Why no ``startup:`` word of the silence file ``source`` acknowledges anything:
+    ``not-administrator`` (a package can put it there: :func:`_not_administrators`),
+    ``untrusted-source`` (others may change it), or None (``SITEWARDEN_SILENCE``, or
+    the machine's file as root keeps it)."""
+    if source == "SITEWARDEN_SILENCE":
+        return None
+    if _not_administrators(source):
+        return "not-administrator"
+    return "untrusted-source" if _others_may_change(source) else None
+
+
+def _not_administrators(source):
+    """Is the silence file ``source`` one a package can put there?  Only the machine's
+    file (:data:`settings.SYSTEM_FILE`) may be the administrator's: a deployment's
+    ``sitewarden.silence`` is in a site directory, where a wheel can install one (and
+    ``_deployment.json`` beside it); the machine's file too when it leads into a site
+    directory, or when a Debian package's list or a distribution's file list names it
+    (a package installed it)."""
+    if source != settings.SYSTEM_FILE:
+        return True
+    site = sys.modules.get("site")
+    user, dirs = reader.site_dirs(site) if site is not None else (None, [])
+    dirs = [d for d in [user] + list(dirs) if isinstance(d, str) and d]
+    real = os.path.realpath(source)
+    if any(pathfacts.under(real, os.path.realpath(d)) for d in dirs):
+        return True
+    if owners.dpkg_owners([source]):
+        return True
+    for d in dirs:
+        rel = os.path.relpath(source, d).replace(os.sep, "/")
+        try:
+            if any(dist.records(rel) for dist in distinfo.listing(
+                    distinfo.distributions(d), rel)):
+                return True
+        except Exception:
+            _swallowed("whether a distribution in %s lists %s (taken as one that does)"
+                       % (d, source))
+            return True
+    return False
 
 
 def _others_may_change(source):
@@ -175,6 +227,9 @@ def _mark(x, ack):
                          unacknowledged_severity=x.severity)
         x.severity = "info"
         x.message += "; acknowledged as it is (%s)" % where
+    elif ack.state in REFUSED and not x.details.get("acknowledgement_refused"):
+        x.details["acknowledgement_refused"] = ack.source
+        x.message += "; NOT acknowledged: %s %s" % (where, ack.meaning())
     elif ack.state == "changed" and not x.details.get("acknowledgement_changed"):
         x.details["acknowledgement_changed"] = ack.source
         x.message += ("; NOT acknowledged: the file, its owner or the code it runs changed "

@@ -15,7 +15,7 @@ import sys
 
 from ..facts import private_cache
 from ..facts.records import Finding
-from . import capabilities, line_checks, modules, proof_checks, provenance, prover
+from . import capabilities, line_checks, modules, own_runtime, proof_checks, provenance, prover
 
 
 def annotate(files, directory=None, lines=None):
@@ -32,10 +32,10 @@ def annotate(files, directory=None, lines=None):
             continue
         if f.kind in ("sitecustomize", "usercustomize") and f.capabilities is None:
             _customize(f, reading)
-        # sitewarden's own hook, verified (its deployment record, or its Debian package's
-        # md5sums): what vouches for the hook vouches for its runtime
-        own = f.owner.trusted() and os.path.basename(f.path) in (
-            "sitewarden.pth", "sitewarden.start")
+        # sitewarden's own hook, and the runtime its import loads is this sitewarden's,
+        # byte for byte (never a record's word: a wheel can ship one): its code is known
+        own = os.path.basename(f.path) in ("sitewarden.pth", "sitewarden.start") and \
+            own_runtime.runs_ours()
         for line in f.lines:
             if line.kind not in ("import", "entry-point") or line.runs is False \
                     or line.capabilities is not None:
@@ -103,7 +103,7 @@ class _Follow:
 
     def __init__(self, reading, own=False):
         self.reading, self.todo, self.seen, self.read_count = reading, [], set(), 0
-        self.own = own  # sitewarden's verified deployment: its own modules not followed
+        self.own = own  # this sitewarden's own runtime, byte for byte: not followed
         self.files, self.unread, self.skipped = [], [], []
         self.names = {}  # module name -> the file read for it (its proof: PROOFS)
 

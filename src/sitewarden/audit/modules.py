@@ -122,23 +122,29 @@ def _valid_pyc(origin, source, st):
     except (AttributeError, NotImplementedError, ValueError):
         return None
     got = _read_file(path, 4 * MAX_TEXT)
-    if got is None or len(got[0]) < 16 or got[0][:4] != ext.MAGIC_NUMBER:
+    if got is None or not runs_for(got[0], source, st):
         return None
-    data = got[0]
+    return path, got[0]
+
+
+def runs_for(data, source, st):
+    """Would the import system run the bytecode ``data`` (a ``__pycache__`` file's bytes)
+    for the source ``source`` (bytes; ``st`` its stat) instead of compiling the source?
+    Its header as ``SourceLoader.get_code`` checks it: this interpreter's magic number,
+    then the source's modification time and size, or a PEP 552 hash (checked or not)."""
+    ext = _external()
+    if ext is None or len(data) < 16 or data[:4] != ext.MAGIC_NUMBER:
+        return False
     flags = int.from_bytes(data[4:8], "little")
     if flags & ~0b11:
-        return None
+        return False
     if flags & 1:  # PEP 552: a hash of the source; "unchecked" runs whatever the source
         imp = _loaded("_imp")
         mode = getattr(imp, "check_hash_based_pycs", "default")
         check = mode == "always" or (mode != "never" and flags & 2)
-        if check and imp.source_hash(ext._RAW_MAGIC_NUMBER, source) != data[8:16]:
-            return None
-        return path, data
-    if int.from_bytes(data[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF or \
-            int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF:
-        return None
-    return path, data
+        return not check or imp.source_hash(ext._RAW_MAGIC_NUMBER, source) == data[8:16]
+    return int.from_bytes(data[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF and \
+        int.from_bytes(data[12:16], "little") == st.st_size & 0xFFFFFFFF
 
 
 def same_code(key):
@@ -146,11 +152,17 @@ def same_code(key):
     source is compiled, the bytecode unmarshalled, neither run; their code objects are
     compared (the marshalled bytes first: equal bytes need no unmarshalling)."""
     size, _, rest = key.partition(":")
-    source = rest[:int(size)].encode("latin-1")
-    body = rest[int(size) + 16:].encode("latin-1")
+    return compiled_alike(rest[:int(size)].encode("latin-1"),
+                          rest[int(size) + 16:].encode("latin-1"))
+
+
+def compiled_alike(source, body, optimize=-1):
+    """Is ``body`` (bytecode without its 16-byte header) the code of ``source``, compiled
+    at the optimisation level ``optimize`` (-1: this interpreter's)?  Compiled and
+    unmarshalled, neither run (:func:`same_code`)."""
     marshal = _loaded("marshal")
     try:
-        code = compile(source, "<module>", "exec", dont_inherit=True)
+        code = compile(source, "<module>", "exec", dont_inherit=True, optimize=optimize)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False  # it does not compile: whatever runs is not it
     if marshal.dumps(code) == body:

@@ -18,7 +18,7 @@ from .. import _swallowed, settings
 from ..facts import distinfo, distribution, integrity, owners, private_cache, reader
 from ..facts.reader import READ_LIMIT, site_dirs
 from ..facts.startup_records import Owner
-from . import line_checks, template_digests, templates
+from . import line_checks, own_runtime, template_digests, templates
 
 #: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
 SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"
@@ -46,6 +46,11 @@ def _sitewarden_claim(f):
     except Exception:
         _swallowed("checking %s against sitewarden's deployment record" % (f.path,))
         owner.verify(integrity.Verdict(mismatch="could not be checked"))
+    if owner.verified and f.kind != "sitecustomize" and not own_runtime.runs_ours():
+        # A deployment record is a file like any other: a wheel can ship one beside a
+        # sitewarden package of its own.  Only this sitewarden's runtime, byte for byte,
+        # makes the hook sitewarden's.
+        owner.verified, owner.mismatch = None, own_runtime.not_ours_text()
     return owner
 
 
@@ -472,24 +477,15 @@ def _rows_digest(rows):
 
 def _sitewarden(f, files, forms):
     """sitewarden's hook, deployed (its deployment record verifies it, or the Debian package
-    sitewarden's ``md5sums``), each module it runs byte for byte this sitewarden's own (the
-    running code's package: what ``sitewarden install`` deploys)."""
+    sitewarden's ``md5sums``), and the runtime its import loads byte for byte this
+    sitewarden's own (:func:`.own_runtime.runs_ours`: the running code's package, what ``sitewarden
+    install`` deploys), each module it names (``files``) in that runtime."""
     o = f.owner
     if not (o.trusted() and f.site_dir and (o.kind == "sitewarden" or (
-            o.kind == "dpkg" and o.package == "sitewarden"))):
+            o.kind == "dpkg" and o.package == "sitewarden")) and own_runtime.runs_ours()):
         return False
-    ours = os.path.dirname(os.path.dirname(os.path.abspath(
-        getattr(sys.modules.get("sitewarden"), "__file__", None) or "/nonexistent")))
-    for m in files:
-        if not _under(m, os.path.join(f.site_dir, "sitewarden")):
-            return False
-        mine = os.path.join(ours, os.path.relpath(m, f.site_dir))
-        if os.path.realpath(mine) == os.path.realpath(m):
-            continue  # this is the code that runs check
-        data = integrity._content(m)[0]
-        if data is None or data != integrity._content(mine)[0]:
-            return False
-    return True
+    found = own_runtime.runtime_found()
+    return all(_under(m, found) for m in files)
 
 
 #: Each template's test of its modules' content and its author: ``(f, the module files

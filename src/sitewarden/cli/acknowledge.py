@@ -3,9 +3,10 @@
 It runs ``check``'s probe in the target (kind ``pins``: as ``check``, nothing of the
 target runs), finds the finding by its ``id`` (or a prefix of 8 digits or more that
 names one), and appends the line that acknowledges it to the machine's silence file
-(``settings.SYSTEM_FILE``; ``--deployment``: the target's guard deployment's alone;
-``--print``: writes nothing, prints the line), under a comment saying what was
-acknowledged, by whom and when:
+(``settings.SYSTEM_FILE``; ``--deployment``: the target's guard deployment's alone, for
+a shadow only: startup code is acknowledged only by the administrator's file or the
+environment, never a file in a site directory; ``--print``: writes nothing, prints the
+line), under a comment saying what was acknowledged, by whom and when:
 
 - startup code (``audit.acknowledgements.ACKNOWLEDGEABLE``): ``startup:PATH@sha256:...``,
   pinned to the file, its owner and every byte its code runs; any change to them
@@ -71,6 +72,15 @@ def cmd_acknowledge(args: argparse.Namespace, style: Style, check_data: Any) -> 
     if args.print:
         print(line)
         return EXIT_OK
+    if args.deployment and line.startswith("startup:"):
+        raise UsageError(
+            "--deployment: startup code is acknowledged only in %s (root's) or in "
+            "SITEWARDEN_SILENCE: a deployment's %s is in a site directory, where a package "
+            "can put one, so check takes no startup acknowledgement from it; run it "
+            "without --deployment (sudo sitewarden acknowledge %s --python %s), or with "
+            "--print for SITEWARDEN_SILENCE" % (
+                settings.SYSTEM_FILE, settings.SITE_FILE, finding.id,
+                report.interpreter.executable))
     path = _destination(args, report)
     replaced = _write(path, line, _comment(finding, about, report))
     print(style.bold("acknowledged %s (%s, %s): %s" % (

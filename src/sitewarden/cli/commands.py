@@ -145,8 +145,9 @@ def _add_acknowledge_parser(sub: Any, formatter: Any) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--deployment", action="store_true",
                    help="write the guard deployment's silence file of the target "
-                   "(%s beside its sitewarden package) instead: that interpreter only"
-                   % settings.SITE_FILE)
+                   "(%s beside its sitewarden package) instead: that interpreter only; "
+                   "shadows only (startup code is acknowledged only in %s)"
+                   % (settings.SITE_FILE, settings.SYSTEM_FILE))
     g.add_argument("--print", action="store_true",
                    help="write nothing: print the line (for a configuration manager, or "
                    "SITEWARDEN_SILENCE)")

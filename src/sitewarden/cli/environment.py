@@ -76,6 +76,8 @@ def startup_meanings(words: list[str], source: str,
             meaning = found[0].meaning()
         elif digest is None:
             meaning = Acknowledgement(word, source, None, "unpinned").meaning()
+        elif source not in ("SITEWARDEN_SILENCE", settings.SYSTEM_FILE):  # a deployment's
+            meaning = Acknowledgement(word, source, path, "not-administrator").meaning()
         else:
             meaning = "acknowledges %s as it was when pinned" % path
         out.append("%s %s" % (settings.short_word(word), meaning))

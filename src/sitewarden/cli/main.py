@@ -115,8 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def script() -> None:
-    """The ``sitewarden`` command (console script, ``/usr/bin/sitewarden``, ``python -m
-    sitewarden``): :func:`main`, then out at once, without the interpreter's teardown
+    """The ``sitewarden`` command (the launcher ``bin/sitewarden`` and
+    ``/usr/bin/sitewarden``, both starting their python ``-I -S``; ``python -m sitewarden``):
+    :func:`main`, then out at once, without the interpreter's teardown
     (:func:`.probe.exit_without_teardown`)."""
     status = main()
     exit_without_teardown(status)

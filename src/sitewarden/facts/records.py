@@ -408,7 +408,8 @@ class PathSection(Record):
 #: the finding stays the same (a new sitewarden's wording, an acknowledgement, the pin
 #: that would acknowledge it), and the fix, which names this host's interpreter.
 _NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
-                 "unacknowledged_severity", "acknowledgement_changed", "pin", "command")
+                 "unacknowledged_severity", "acknowledgement_changed", "acknowledgement_refused",
+                 "pin", "command")
 
 
 def _digest(value):

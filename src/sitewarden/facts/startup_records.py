@@ -8,6 +8,7 @@ without importing those.  Module level: ``os``.
 
 import os
 
+from ..settings import SYSTEM_FILE
 from .records import Record, _fields
 
 
@@ -260,7 +261,9 @@ class Acknowledgement(Record):
     is not what was acknowledged: its findings stand), ``nothing-to-acknowledge`` (the
     file has no finding an acknowledgement lifts), ``cannot-pin`` (its code runs what it
     does not show: no pin covers that), ``untrusted-source`` (others than root and this
-    user may change the silence file that holds it), ``no-such-file``, ``not-startup-file``
+    user may change the silence file that holds it), ``not-administrator`` (the silence
+    file that holds it is one a package can put there: a deployment's, in a site
+    directory, or one a package's record lists), ``no-such-file``, ``not-startup-file``
     (not read by a start of this interpreter: another's, perhaps), ``unpinned`` (no
     digest: it acknowledges nothing)."""
 
@@ -275,7 +278,10 @@ class Acknowledgement(Record):
 
     def meaning(self):
         """What it does, in ``status``'s and ``check``'s words."""
-        return _MEANINGS.get(self.state, "%s").replace("FILE", self.file or "")
+        state = self.state
+        if state == "not-administrator" and self.source == SYSTEM_FILE:
+            state = "placed-by-package"  # the machine's file, but a package put it there
+        return _MEANINGS.get(state, "%s").replace("FILE", self.file or "")
 
 
 _MEANINGS = {
@@ -289,6 +295,13 @@ _MEANINGS = {
     "untrusted-source": "acknowledges nothing: users other than root may change the "
                         "silence file that holds it (make it and its directory root's "
                         "alone: chown root, chmod go-w)",
+    "not-administrator": "is in a site directory, where a package can put it: acknowledges "
+                         "no startup code (only SITEWARDEN_SILENCE and %s do: sitewarden "
+                         "acknowledge FINDING-ID writes there)" % SYSTEM_FILE,
+    "placed-by-package": "acknowledges no startup code: a package's record (dpkg's lists, "
+                         "a RECORD) names %s, or it leads into a site directory: a package "
+                         "can put it there (remove it, then sitewarden acknowledge "
+                         "FINDING-ID again)" % SYSTEM_FILE,
     "no-such-file": "matches nothing: FILE does not exist",
     "not-startup-file": "matches nothing here: FILE is not a startup file of this "
                         "interpreter",
