@@ -287,7 +287,8 @@ def _code_findings(f):
             else "(the whole module)")
     runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
     danger = _dangerous(f)
-    unproven = _unproven(f, danger)
+    found = _proof_reasons(f)
+    unproven = _unproven(f, danger, found)
     if danger or unproven:
         out.append(danger or unproven)
     out.extend(_module_modified(f, path, o) for path, o in sorted(f.modules.items())
@@ -299,7 +300,7 @@ def _code_findings(f):
         return out  # each says more than unowned- or distribution-startup-code
     lines = [x.number for x in code]
     if f.owner.kind is None or not f.owner.verified:
-        out.append(_unowned(f, what, lines))
+        out.append(_unowned(f, what, lines, found))
     elif f.owner.kind == "distribution":
         out.append(Finding(
             "distribution-startup-code", "info",
@@ -315,17 +316,26 @@ def _trusted(owner):
     return owner.kind in ("dpkg", "sitewarden") and owner.verified is True
 
 
-def _unproven(f, danger):
+def _proof_reasons(f):
+    """``(reasons, what the code changes)``: :func:`.proof_checks.reasons` and
+    :func:`.proof_checks.effects` of ``f``'s code, trusted files set aside."""
+    excused = provenance.excused(f)
+    own = f.template in templates.EXACT or _trusted(f.owner)
+    return (proof_checks.reasons(f, analysis.PROOFS, excused, own),
+            proof_checks.effects(f, analysis.PROOFS, excused))
+
+
+def _unproven(f, danger, found):
     """``unproven-startup-code``: what ``f``'s code (its lines, every module they run, a
     ``sitecustomize`` whole) does that the prover could not show harmless
     (:mod:`.prover`): high for a callee it cannot resolve, code run from data, an
     import or a path change it cannot evaluate, code it cannot read; else medium, with
     what the code changes.  Set aside: trusted files (:func:`_trusted`), a template's own
-    files and pinned content.  With ``danger`` (what the code is known to do), its
-    reasons join that finding instead (one cause, one finding); None when all is proved."""
-    excused = provenance.excused(f)
-    own = f.template in templates.EXACT or _trusted(f.owner)
-    found = proof_checks.reasons(f, analysis.PROOFS, excused, own)
+    files and pinned content.  One cause, one finding: with ``danger`` (what the code is
+    known to do) the reasons join that finding; a medium one of code nobody's verified
+    record vouches for joins ``unowned-startup-code``; None then, and when all is proved.
+    ``found``: :func:`_proof_reasons`."""
+    found, changes = found
     if not found:
         return None
     high = [r for r in found if r[0] == "high"]
@@ -333,7 +343,8 @@ def _unproven(f, danger):
     if danger is not None:
         danger.details["unproven"] = said
         return None
-    changes = proof_checks.effects(f, analysis.PROOFS, excused)
+    if not high and (f.owner.kind is None or not f.owner.verified) and not _trusted(f.owner):
+        return None  # said by unowned-startup-code, with these reasons
     severity = "high" if high else "medium"
     owner = "%s, %s" % (f.owner.text(), f.owner.checked()) if f.owner.kind else "no owner"
     if severity == "high":
@@ -353,12 +364,18 @@ def _unproven(f, danger):
         command=command, **({"looks_like": f.lookalike} if f.lookalike else {}))
 
 
-def _unowned(f, what, lines):
-    """``unowned-startup-code``, medium: a template's look-alike too (never lower)."""
+def _unowned(f, what, lines, found=((), ())):
+    """``unowned-startup-code``, medium: a template's look-alike too (never lower); with
+    what the prover could not show harmless in it (``found``: :func:`_proof_reasons`)."""
+    reasons, changes = found
+    unproven = ["%s: %s" % (where, text) for _s, where, text in reasons]
     claim = f.owner.claimed()
     looks = ("; it reads as the %s template, but what it runs or who wrote it is not the "
              "template's: judged as any code is" % f.lookalike if f.lookalike else "")
     fix = (" (%s)" % _fix(f)) if f.owner.kind == "sitewarden" else ""
+    if unproven:
+        looks += "; the audit cannot prove it harmless: %s" % "; ".join(
+            _short(x, 120) for x in unproven[:3])
     return Finding(
         "unowned-startup-code", "medium",
         "%s runs code at every start of this interpreter %s and %s%s: find out what "
@@ -369,6 +386,7 @@ def _unowned(f, what, lines):
             if claim else "no package installed it (no Debian package, no "
             "distribution's RECORD lists it)", looks, fix),
         file=f.path, lines=lines,
+        **({"unproven": unproven, "changes": changes or None} if unproven else {}),
         **({"owner": owner_json(f.owner)} if claim else {}),
         **({"looks_like": f.lookalike} if f.lookalike else {}))
 

@@ -42,6 +42,13 @@ def judge(name):
     return (sev, text) if sev else None
 
 
+def _new_attribute(dotted):
+    """Is ``dotted`` (``sys.swr_flag``) a name ``sys`` has on no CPython release
+    (:data:`.prover_tables.SYS_NAMES`): setting it adds a name, it replaces nothing."""
+    module, _, name = dotted.rpartition(".")
+    return module == "sys" and not name.startswith("_") and name not in T.SYS_NAMES
+
+
 class Gate:
     """Calls, imports, stores and values passed on, for :class:`.prover._Prover`."""
 
@@ -414,6 +421,9 @@ class Gate:
             elif not self.is_stdlib(d):
                 self.effect("%s %s of another module" % (verb, d), n)
                 self.escape(vals, "stores %s in another module", n)
+            elif verb == "sets" and _new_attribute(d):
+                self.effect("adds %s to the interpreter" % d, n)
+                self.escape(vals, "stores %s in the interpreter", n)
             else:
                 self.reason("high", "%s %s of the interpreter" % (
                     "replaces" if verb == "sets" else verb, d), n)

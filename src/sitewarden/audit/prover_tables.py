@@ -313,3 +313,28 @@ def is_exception(name):
     return name.endswith(("Error", "Exception", "Warning")) or name in (
         "BaseException", "KeyboardInterrupt", "SystemExit", "StopIteration",
         "StopAsyncIteration", "GeneratorExit", "NotImplemented", "Ellipsis")
+
+
+#: Every attribute ``sys`` has on CPython 3.8 to 3.15 (``dir(sys)``, each release): setting
+#: another one adds a name to the interpreter (medium), it replaces nothing.
+SYS_NAMES = words("""
+_base_executable _baserepl _clear_internal_caches _clear_type_cache _clear_type_descriptors
+_current_exceptions _current_frames _deactivate_opcache _debugmallocstats _dump_tracelets
+_framework _get_cpu_count_config _getframe _getframemodulename _getquickenedcount _git
+_is_gil_enabled _is_immortal _is_interned _jit _setprofileallthreads _settraceallthreads
+_stdlib_dir _xoptions abi_info abiflags activate_stack_trampoline addaudithook api_version
+argv audit base_exec_prefix base_prefix breakpointhook builtin_module_names byteorder
+call_tracing callstats copyright deactivate_stack_trampoline displayhook dont_write_bytecode
+exc_info excepthook exception exec_prefix executable exit flags float_info float_repr_style
+get_asyncgen_hooks get_coroutine_origin_tracking_depth get_coroutine_wrapper
+get_int_max_str_digits get_lazy_imports get_lazy_imports_filter getallocatedblocks
+getcheckinterval getdefaultencoding getdlopenflags getfilesystemencodeerrors
+getfilesystemencoding getprofile getrecursionlimit getrefcount getsizeof getswitchinterval
+gettrace getunicodeinternedsize hash_info hexversion implementation int_info intern
+is_finalizing is_remote_debug_enabled is_stack_trampoline_active lazy_modules maxsize
+maxunicode meta_path modules monitoring orig_argv path path_hooks path_importer_cache
+platform platlibdir prefix pycache_prefix remote_exec set_asyncgen_hooks
+set_coroutine_origin_tracking_depth set_coroutine_wrapper set_int_max_str_digits
+set_lazy_imports set_lazy_imports_filter setcheckinterval setdlopenflags setprofile
+setrecursionlimit setswitchinterval settrace stderr stdin stdlib_module_names stdout
+thread_info unraisablehook version version_info warnoptions""")
