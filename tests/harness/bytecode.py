@@ -2,12 +2,15 @@
 
 Used by the tests that keep bytecode current (the deployed runtime, an edited
 ``sitecustomize``): a ``.pyc`` is current when its header holds this interpreter's
-magic number, the timestamp flag and the source's modification time and size.
+magic number, the timestamp flag and the source's modification time and size.  The
+oracle (``tests/test_startup_oracle.py``) builds bytecode that importlib will run
+instead of a harmless source the same way, by the target itself (:func:`build_pycs`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Dict, List, Tuple
 
 #: Optimisation levels and the flags that select them: none, ``-O``, ``-OO``.
@@ -76,3 +79,53 @@ def compiled(lines: List[str]) -> List[str]:
     its bytecode, or found that bytecode stale."""
     return [line for line in lines if "code object from" in line
             and line.rstrip("'").endswith(".py")] or [line for line in lines if "stale" in line]
+
+
+#: Builds bytecode on the target itself (``-I -S``), from a JSON list in argv[1]: each
+#: ``{kind, path, code, filename, source, optimize}`` (see ``harness.payloads.Pyc``):
+#: ``code`` compiled with ``filename`` and ``optimize`` by the target, written to
+#: ``path`` with a PEP 552 header valid for ``source`` (``timestamp``: its mtime and
+#: size; ``checked``/``unchecked``: its hash, the check flag set or not), a header of
+#: zeros (``sourceless``, which nothing checks) or none (``marshal``).
+BUILD_PYCS = r"""
+import importlib.util, json, marshal, os, sys
+with open(sys.argv[1]) as f:
+    requests = json.load(f)
+for r in requests:
+    code = compile(r["code"], r["filename"], "exec", dont_inherit=True,
+                   optimize=r.get("optimize", 0))
+    data = marshal.dumps(code)
+    kind = r["kind"]
+    if kind == "timestamp":
+        st = os.stat(r["source"])
+        head = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + (
+            (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") +
+            (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+    elif kind in ("checked", "unchecked"):
+        with open(r["source"], "rb") as f:
+            digest = importlib.util.source_hash(f.read())
+        head = importlib.util.MAGIC_NUMBER + (3 if kind == "checked" else 1).to_bytes(
+            4, "little") + digest
+    elif kind == "sourceless":
+        head = importlib.util.MAGIC_NUMBER + bytes(12)
+    elif kind == "marshal":
+        head = b""
+    else:
+        raise SystemExit("unknown kind %r" % kind)
+    os.makedirs(os.path.dirname(r["path"]), exist_ok=True)
+    with open(r["path"], "wb") as f:
+        f.write(head + data)
+"""
+
+
+def build_pycs(target, requests: List[dict], scratch) -> None:
+    """Build ``requests`` (:data:`BUILD_PYCS`) with ``target``'s own interpreter, as
+    root where its files are; ``scratch``: a host directory the target sees (its
+    ``tmp``), for the request list."""
+    if not requests:
+        return
+    listing = os.path.join(str(scratch), "oracle-pycs-%d.json" % len(os.listdir(str(scratch))))
+    with open(listing, "w") as f:
+        json.dump(requests, f)
+    proc = target.run([target.executable, "-I", "-S", "-c", BUILD_PYCS, listing])
+    assert proc.returncode == 0, proc.stderr[-3000:]
