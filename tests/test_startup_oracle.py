@@ -19,6 +19,9 @@ other one each); the roots' Debian 13 ``python3`` and sid's ``python3.15`` run a
 (``SHARED``), plus the cases only 3.15 runs (``.start`` entry points).  Each batch of cases
 shares one start and one ``check``; the whole costs about a minute on two idle cores.
 
+``test_real_tools_get_right_reasons``: real wheels that ship startup files
+(``harness.real_tools``), each verdict between its bounds and for the right reason.
+
 Run alone: ``.venv/bin/python -m pytest -n 2 tests/test_startup_oracle.py`` (``-m "not
 roots"`` without the roots); ``SITEWARDEN_ORACLE_REPORT=DIR`` writes each target's whole
 outcome as ``DIR/oracle-TARGET.json`` and ``.txt``.
@@ -45,8 +48,10 @@ from harness.payloads import (
     operator_docs,
     seed,
 )
+from harness.real_tools import QUICK
 from harness.roots import RootTarget
 from harness.spread import EVERY, SHARED, portion, spread
+from harness.wheels import unpacked, wheel
 
 REPORT = "SITEWARDEN_ORACLE_REPORT"
 
@@ -138,3 +143,43 @@ def test_payload_generator_is_seeded_and_named_by_operators(monkeypatch):
             assert case.payload_text() == by_id[case.id].payload_text()
     controls = [c for c in first if c.kind == "control"]
     assert controls and all(c.expected in SEVERITIES for c in controls)
+
+
+def _severity_rank(severity):
+    return SEVERITIES.index(severity) if severity in SEVERITIES else -1
+
+
+def test_real_tools_get_right_reasons(make_hermetic):
+    """Real wheels that ship startup files (``harness.real_tools.QUICK``), installed with
+    their RECORD in a hermetic target: each file's worst finding lies between the tool's
+    bounds, and its reason names what the tool's code really does."""
+    target = make_hermetic(pyenv_interpreters()[-1])
+    for tool in QUICK:
+        target.merge_into(unpacked(wheel(tool.name, tool.version)), target.local_dir)
+    proc = target.cli("check", "--python", target.executable, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    files = {f["path"]: f for f in report["startup"]["files"]}
+    wrong = []
+    for tool in QUICK:
+        for name in tool.files:
+            path = str(target.local_dir / name)
+            if path not in files:
+                wrong.append("%s: %s is not listed" % (tool.spec, name))
+                continue
+            found = [f for f in report["findings"] if f.get("file") == path]
+            worst = max((f["severity"] for f in found), key=_severity_rank, default="info")
+            lines = files[path].get("lines") or []
+            said = " ".join([*(f["kind"] + " " + f["message"] for f in found),
+                             str(files[path].get("template")),
+                             *(" ".join(x.get("capabilities", []) + x.get("evidence", []))
+                               for x in lines)])
+            if not _severity_rank(tool.lowest) <= _severity_rank(worst) <= \
+                    _severity_rank(tool.highest):
+                wrong.append("%s: %s is %s, expected %s to %s (%s); findings: %s" % (
+                    tool.spec, name, worst, tool.lowest, tool.highest, tool.why,
+                    [(f["kind"], f["severity"]) for f in found]))
+            if tool.reason not in said:
+                wrong.append("%s: %s: the reason does not name %r (%s): %s" % (
+                    tool.spec, name, tool.reason, tool.why, said[:600]))
+    assert not wrong, "\n".join(wrong)
