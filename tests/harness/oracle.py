@@ -109,6 +109,8 @@ class Batch:
     env: Dict[str, str]
     report: Dict[str, Any] = field(default_factory=dict)
     log: Log = field(default_factory=Log)
+    planted: Any = None  # the Planted files
+    makers: Dict[Tuple[str, str], str] = field(default_factory=dict)  # bisection's finds
     seconds: Dict[str, float] = field(default_factory=dict)
     start_status: Optional[int] = None
     start_stderr: str = ""
@@ -745,12 +747,76 @@ def check_failures(target: Any, planted: Planted, env: Dict[str, str]) -> Dict[s
     return found
 
 
-def run_batch(target: Any, batch: Batch, outcome: Outcome, sitecustomize: str) -> None:
-    """Plant, check, start, judge one batch; the planted files are removed after."""
+def judge_batch(target: Any, batch: Batch, report: Dict[str, Any]
+                ) -> Tuple[List[Disagreement], Dict[str, Set[str]], List[str], List[Case]]:
+    """The batch's log against ``report`` (check's, or a made-up one): the disagreements,
+    the event classes of each case, the oracle's problems (a control that acted, an
+    event no case is found to make), the payload cases that did nothing.  Runs nothing:
+    unattributed events are looked up in ``batch.makers`` (the bisection's)."""
+    planted = batch.planted
+    verdicts = Verdicts(report)
+    judge = Judge(target, planted, verdicts)
+    unattributed: List[Event] = []
+    found, acted = judge.judge(batch.log, unattributed)
+    problems: List[str] = []
+    for event in unattributed:
+        cid = batch.makers.get(_signature(event))
+        if cid is None or cid not in planted.cases:
+            problems.append("%s: an event no single case makes: %s (%s)" % (
+                batch.name, event.describe(), frames_text(event.stack)))
+            continue
+        case = planted.cases[cid]
+        owner = planted.entry(case)
+        kind = judge.classify(event) or "?"
+        acted.setdefault(cid, set()).add(kind)
+        verdict = verdicts.severity(owner)
+        if kind in NEEDS and rank(verdict) < rank(NEEDS[kind]):
+            found.append(Disagreement(kind, case, owner, verdict, event.describe(),
+                                      "bisection; %s" % (verdicts.kinds(owner) or "no finding")))
+    inert = []
+    for case in batch.cases:
+        events = acted.get(case.id, set())
+        if case.kind == "control":
+            if events - {"ran-file"}:
+                problems.append("%s: control %s acted: %s" % (batch.name, case.id,
+                                                             sorted(events)))
+            entry = planted.entry(case)
+            verdict = verdicts.severity(entry)
+            if rank(verdict) > rank(case.expected):
+                found.append(Disagreement("control-too-severe", case, entry, verdict,
+                                          "expected at most %s" % case.expected,
+                                          verdicts.kinds(entry)))
+        elif not events - {"ran-file"}:
+            inert.append(case)
+    return found, acted, problems, inert
+
+
+def perfect_report(batch: Batch) -> Dict[str, Any]:
+    """What an audit that is never wrong could say of the batch: every planted startup
+    file listed, each with every file of its case among its ``module_files``, a
+    payload's ``high`` and a control's its expected severity."""
+    planted = batch.planted
+    files, findings = [], []
+    for path, cid in sorted(planted.startup.items()):
+        case = planted.cases.get(cid)
+        if case is None:
+            continue
+        mine = sorted(p for p, c in planted.files.items() if c == cid)
+        files.append({"path": path, "realpath": path, "lines": [], "module_files": mine})
+        findings.append({"kind": "oracle-perfect", "file": path, "message": "",
+                         "severity": "high" if case.kind == "payload" else case.expected})
+    return {"startup": {"files": files}, "findings": findings}
+
+
+def run_batch(target: Any, batch: Batch, outcome: Outcome, sitecustomize: str,
+              self_check: bool = True) -> None:
+    """Plant, check, start, judge one batch (the planted files are removed after); with
+    ``self_check``, also judge :func:`perfect_report`, which must agree with the start:
+    what it does not is the oracle's own problem (an event put on the wrong case)."""
     times = batch.seconds
     log_path = str(target.tmp) + "/oracle-%s.log" % batch.name
     t0 = time.monotonic()
-    planted = plant(target, batch.cases, log_path, sitecustomize)
+    planted = batch.planted = plant(target, batch.cases, log_path, sitecustomize)
     times["plant"] = time.monotonic() - t0
     try:
         t0 = time.monotonic()
@@ -783,49 +849,24 @@ def run_batch(target: Any, batch: Batch, outcome: Outcome, sitecustomize: str) -
         batch.log, batch.start_status, batch.start_stderr = _start(target, batch.env, log_path)
         times["start"] = time.monotonic() - t0
         outcome.problems += ["%s: %s" % (batch.name, e) for e in batch.log.errors]
-        startup_of = {p: p for p in planted.startup if p.endswith(".py")}
-        attribute(batch.log, startup_of)
-        verdicts = Verdicts(batch.report)
-        judge = Judge(target, planted, verdicts)
+        attribute(batch.log, {p: p for p in planted.startup if p.endswith(".py")})
         unattributed: List[Event] = []
-        found, acted = judge.judge(batch.log, unattributed)
+        Judge(target, planted, Verdicts(batch.report)).judge(batch.log, unattributed)
         if unattributed:
             t0 = time.monotonic()
-            makers = bisect(target, planted, batch.env, unattributed, log_path)
+            batch.makers = bisect(target, planted, batch.env, unattributed, log_path)
             times["bisect"] = time.monotonic() - t0
-            if ("hang", "") in makers:
+            if ("hang", "") in batch.makers:
                 outcome.problems.append("%s: starts with these cases hung: %s" % (
-                    batch.name, makers.pop(("hang", ""))))
-            for event in unattributed:
-                cid = makers.get(_signature(event))
-                if cid is None:
-                    outcome.problems.append("%s: an event no single case makes: %s (%s)" % (
-                        batch.name, event.describe(), frames_text(event.stack)))
-                    continue
-                case = planted.cases[cid]
-                owner = planted.entry(case)
-                kind = judge.classify(event) or "?"
-                acted.setdefault(cid, set()).add(kind)
-                verdict = verdicts.severity(owner)
-                if kind in NEEDS and rank(verdict) < rank(NEEDS[kind]):
-                    found.append(Disagreement(kind, case, owner, verdict, event.describe(),
-                                              "bisection; %s" % (verdicts.kinds(owner) or
-                                                                 "no finding")))
-        for case in batch.cases:
-            events = acted.get(case.id, set())
-            if case.kind == "control":
-                if events - {"ran-file"}:
-                    outcome.problems.append("%s: control %s acted: %s" % (
-                        batch.name, case.id, sorted(events)))
-                entry = planted.entry(case)
-                verdict = verdicts.severity(entry)
-                if rank(verdict) > rank(case.expected):
-                    found.append(Disagreement("control-too-severe", case, entry, verdict,
-                                              "expected at most %s" % case.expected,
-                                              verdicts.kinds(entry)))
-            elif not events - {"ran-file"}:
-                outcome.inert.append(case)
+                    batch.name, batch.makers.pop(("hang", ""))))
+        found, _acted, problems, inert = judge_batch(target, batch, batch.report)
         outcome.disagreements += found
+        outcome.problems += problems
+        outcome.inert += inert
+        if self_check:
+            wrong, _acted, _problems, _inert = judge_batch(target, batch, perfect_report(batch))
+            outcome.problems += ["%s: the oracle disagrees with a perfect audit: %s" % (
+                batch.name, d.line()) for d in wrong]
     finally:
         t0 = time.monotonic()
         clean(target, planted)
