@@ -20,6 +20,10 @@
   interpreter (``once``, ``PerInput``; the params and xdist groups from ``spread``).
 * ``fast``: the ``slow`` marker and ``--fast`` (``make test-fast``, each test function
   once, the interpreters in rotation), loaded by ``tests/conftest.py``.
+* ``payloads``, ``recorder``, ``oracle``: the startup oracle (``test_startup_oracle``):
+  generated payloads, a PEP 578 recorder planted as the first startup file, and the
+  comparison of what ran with what ``check --json`` said; ``real_tools``: real wheels
+  that ship startup files, with the verdicts they should get.
 """
 
 from .debian_ns import DebianNamespace, MountNamespace, NamespaceError, available, overlay_dirs

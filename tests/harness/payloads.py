@@ -60,7 +60,7 @@ SEED = 829578
 ENV_SEED = "SITEWARDEN_ORACLE_SEED"
 
 #: Cases per run (payloads and controls).
-COUNT = 330
+COUNT = 300
 
 #: Standard library names a case may shadow (no operator and no startup imports them).
 SHADOWABLE = ("colorsys", "tabnanny", "pyclbr", "sched", "filecmp", "wave", "netrc", "shelve",
