@@ -72,7 +72,7 @@ NEEDS = {"process": "high", "exec-data": "high", "socket": "high", "ctypes": "hi
 CLASSES = ("process", "exec-data", "socket", "ctypes", "file-write", "unlisted-file",
            "unlisted-startup-file", "control-too-severe")
 PROCESS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork",
-           "os.forkpty", "os.spawn", "pty.spawn", "os.startfile", "os.popen")
+           "os.forkpty", "os.spawn", "pty.spawn", "os.startfile")
 CTYPES = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function")
 TOKEN = re.compile(r"oracle_(c\d{3})")
 OFF = ".oracle-off"

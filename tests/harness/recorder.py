@@ -36,11 +36,15 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 RECORDER_PTH = "00oracle_recorder.pth"
 RECORDER_MODULE = "sitewarden_oracle_recorder"
 
-#: Events the recorder logs (``open`` only with write flags; ``ctypes.*`` all).
+#: Events the recorder logs: ``open`` only with write flags (not importlib's bytecode
+#: writes); of ``ctypes.*``, the library and symbol look-ups and calls (``ctypes.dlopen``,
+#: ``ctypes.dlsym``, ``ctypes.dlsym/handle``, ``ctypes.call_function``), not the
+#: buffer and data events every use of ``ctypes`` raises; ``marshal.loads`` and
+#: ``code.__new__`` only outside importlib's loading of bytecode.
 EVENTS = (
     "import", "exec", "compile", "open", "subprocess.Popen", "os.system", "os.exec",
     "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn", "pty.spawn", "os.startfile",
-    "os.popen", "socket.connect", "socket.sendto", "marshal.loads", "pickle.find_class",
+    "socket.connect", "socket.sendto", "marshal.loads", "pickle.find_class",
     "code.__new__", "function.__new__", "_thread.start_new_thread",
     "_thread.start_joinable_thread", "cpython.run_command", "sys.addaudithook",
 )
