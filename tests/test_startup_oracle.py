@@ -37,7 +37,7 @@ import pytest
 
 from harness.guarded import make_guarded
 from harness.interpreters import pyenv_interpreters
-from harness.oracle import run_oracle
+from harness.oracle import run_oracle, string_constants
 from harness.payloads import (
     COUNT,
     OPERATORS,
@@ -183,3 +183,15 @@ def test_real_tools_get_right_reasons(make_hermetic):
                 wrong.append("%s: %s: the reason does not name %r (%s): %s" % (
                     tool.spec, name, tool.reason, tool.why, said[:600]))
     assert not wrong, "\n".join(wrong)
+
+
+def test_an_exec_of_a_literal_is_code_and_a_spelled_string_data():
+    """The oracle's line between code and data (``harness.oracle.Judge.literal``): a
+    string literal of the planted code, or of the code a literal holds, is code the audit
+    reads (pytest-cov's ``.pth`` execs one); a string built at run time is data."""
+    pth = b"import os, sys;exec('if 1:\\n import os\\n exec(\\'x = 1\\')\\n')\n"
+    found = string_constants(pth)
+    assert "if 1:\n import os\n exec('x = 1')\n" in found
+    assert "x = 1" in found  # one level down
+    spelled = b"import base64; exec(base64.b64decode('eCA9IDE=').decode())\n"
+    assert "x = 1" not in string_constants(spelled)

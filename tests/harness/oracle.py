@@ -269,10 +269,12 @@ class Planted:
         self.files: Dict[str, str] = {}  # absolute path -> case id
         self.startup: Dict[str, str] = {}  # absolute startup file -> case id
         self.top: Dict[str, List[str]] = {}  # case id -> its top startup files (absolute)
+        self.texts: Dict[str, bytes] = {}  # absolute path -> the planted source
         for case in cases:
-            for rel in case.files:
+            for rel, data in case.files.items():
                 self.files[self.abs(rel)] = case.id
-            for pyc in case.pycs:
+                self.texts[self.abs(rel)] = data
+            for pyc in case.pycs:  # bytecode: code no reader sees as text
                 self.files[self.abs(pyc.path)] = case.id
             self.top[case.id] = [self.abs(rel) for rel in case.startup]
             for path in self.top[case.id] + [self.abs(rel) for rel in case.nested]:
@@ -446,6 +448,31 @@ class Verdicts:
 # ---------------------------------------------------------------------------- comparing
 
 
+def string_constants(data: bytes, depth: int = 0) -> Set[str]:
+    """The string constants of Python source ``data`` (a module, or a ``.pth`` file's
+    import lines), and of the code those constants hold, four levels down."""
+    import ast  # why: the host reads the planted code's literals (tests only)
+
+    texts = [data]
+    if data.lstrip()[:7] in (b"import ", b"import\t") or b"\nimport" in data:
+        texts += [line for line in data.splitlines() if line.startswith((b"import ",
+                                                                         b"import\t"))]
+    found: Set[str] = set()
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.add(node.value)
+    if depth < 4:
+        for value in list(found):
+            if "\n" in value or "(" in value:
+                found |= string_constants(value.encode("utf-8", "replace"), depth + 1)
+    return found
+
+
 class Judge:
     """Compares one batch's log with its report."""
 
@@ -456,6 +483,7 @@ class Judge:
         self.stdlib = tuple(sorted(p.rstrip("/") + "/" for p in stdlib))
         self.recorder = {planted.site + "/" + RECORDER_MODULE + ".py",
                          planted.site + "/" + RECORDER_PTH}
+        self._literals: Optional[Set[str]] = None
 
     def is_stdlib(self, path: str) -> bool:
         if path in self.planted.files or path in self.planted.startup:
@@ -496,12 +524,35 @@ class Judge:
                            else event.args[1] if name == "compile" else event.args[0])
             if filename.startswith("/") and name in ("exec", "compile"):
                 return None  # a file's code: judged as a file that ran (unlisted-file)
+            source = event.args[0] if name == "compile" else \
+                event.paired.args[0] if event.paired is not None else None
+            if self.literal(source):
+                return None  # a literal of the code, which the audit reads as code
             return "exec-data"
         if name == "open":
             if machinery or self.import_time_of_stdlib(event):
                 return None
             return "file-write"
         return None
+
+    def literal(self, source: Any) -> bool:
+        """Whether ``source`` (a compile's) is a string literal of a planted file's code,
+        or of the code such a literal holds: code the audit reads where it stands (an
+        ``exec`` of a literal is read as code, docs/startup-code.md), not data.  A
+        string that is only spelled from literals (joined, decoded...) is data here."""
+        if isinstance(source, bytes):
+            source = source.decode("utf-8", "replace")
+        if not isinstance(source, str):
+            return False
+        return source in self.literals or source.rstrip("\n") in self.literals
+
+    @property
+    def literals(self) -> Set[str]:
+        if self._literals is None:
+            self._literals = set()
+            for data in self.planted.texts.values():
+                self._literals |= string_constants(data)
+        return self._literals
 
     def owner_of(self, event: Event) -> Tuple[Optional[str], str]:
         """The planted startup file whose doing the event is, and how that was found."""

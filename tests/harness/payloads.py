@@ -189,6 +189,13 @@ class Build:
         name = self.rng.choice(self.strings)
         return STRINGS[name](self, value)
 
+    def spelled(self, value: str) -> str:
+        """``value`` built by a ``str:*`` operator (never a plain or escaped literal),
+        recorded among the case's operators."""
+        name = self.rng.choice(sorted(n for n in STRINGS if n != "escapes"))
+        self.use("str:" + name)
+        return STRINGS[name](self, value)
+
     def line_lit(self, value: str) -> Tuple[str, str]:
         """``value`` spelled for a startup line of its own: the imports it needs (as a
         prefix ending ``; ``), the expression."""
@@ -283,14 +290,14 @@ def sink_spawn(b: Build) -> Sink:
 
 @operator("sink", "exec-string")
 def sink_exec(b: Build) -> Sink:
-    """Execute a string: ``exec('<id> = 1', {})``."""
-    return Sink("builtins", "exec", "%r, {}" % ("%s = 1" % b.case.token), nargs=2)
+    """Execute a string spelled, not written (a literal is code the audit reads)."""
+    return Sink("builtins", "exec", "%s, {}" % b.spelled("%s = 1" % b.case.token), nargs=2)
 
 
 @operator("sink", "eval-string")
 def sink_eval(b: Build) -> Sink:
-    """Evaluate a string: ``eval("len('<id>')", {})``."""
-    return Sink("builtins", "eval", "%r, {}" % ("len(%r)" % b.case.token), nargs=2)
+    """Evaluate a string spelled, not written: ``eval(<len('<id>')>, {})``."""
+    return Sink("builtins", "eval", "%s, {}" % b.spelled("len(%r)" % b.case.token), nargs=2)
 
 
 @operator("sink", "write-canary")

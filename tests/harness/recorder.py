@@ -140,7 +140,7 @@ def _install():
         if event == "compile":
             source, filename = args[0], args[1]
             if isinstance(source, (bytes, bytearray, str)):
-                source = source[:300]
+                source = source[:20000]  # whole, to tell a literal of the code from data
             else:
                 source = type(source).__name__
             return (source, filename)
@@ -266,7 +266,8 @@ class Event:
     owner: Optional[str] = None
     how: str = ""
     after_start: bool = False
-    #: An ``exec`` of a string: the ``compile`` event before it (its arguments).
+    #: An ``exec`` of a string (or a function made of compiled code): the ``compile``
+    #: event before it.
     paired: Optional[Event] = None
     time: float = 0.0  # time.monotonic() when it happened
 
@@ -339,8 +340,8 @@ def attribute(log: Log, startup_of_file: Dict[str, str]) -> None:
             if owner:
                 break
         last = compiled.get(event.thread)
-        if event.name == "exec" and last is not None and last.stack == event.stack and \
-                last.args[1:2] == event.args[:1]:
+        if event.name in ("exec", "function.__new__") and last is not None and \
+                last.stack == event.stack and last.args[1:2] == event.args[:1]:
             event.paired = last
             if owner is None and last.owner:
                 owner, how = last.owner, "%s (as its compile, event %d)" % (last.how, last.seq)
