@@ -190,9 +190,9 @@ class Build:
         return STRINGS[name](self, value)
 
     def spelled(self, value: str) -> str:
-        """``value`` built by a ``str:*`` operator (never a plain or escaped literal),
-        recorded among the case's operators."""
-        name = self.rng.choice(sorted(n for n in STRINGS if n != "escapes"))
+        """``value`` built by a ``str:*`` operator (never one whose result may be a plain
+        or escaped literal), recorded among the case's operators."""
+        name = self.rng.choice(sorted(n for n in STRINGS if n not in ("escapes", "fstring")))
         self.use("str:" + name)
         return STRINGS[name](self, value)
 
