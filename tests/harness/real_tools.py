@@ -4,7 +4,10 @@ files, and what ``check`` should say of each.
 Each :class:`Tool` is a release whose wheel (pure, small, cached by ``harness.wheels``)
 installs a startup file, with the severities a right verdict lies between and a word the
 verdict must give as its reason (in a finding about the file, its message, the file's
-template, or its lines' capabilities and evidence).  The oracle's payloads are made up;
+template, or its lines' capabilities and evidence).  The bounds are what an administrator
+needs to hear of the tool (high: it runs what its text does not show, or something
+dangerous; medium at most: benign code nothing proves benign), not what one reader of it
+says today.  The oracle's payloads are made up;
 these are what administrators really find in their site directories, so a prover that
 flags them wrongly, or right for the wrong reason, is caught here
 (``tests/test_startup_oracle.py::test_real_tools_get_right_reasons``).
@@ -43,10 +46,12 @@ class Tool:
 
 
 TOOLS = (
-    Tool("pytest-cov", "5.0.0", ("pytest-cov.pth",), "info", "info", "pytest-cov",
-         "exec of a literal that imports pytest_cov.embed only when COV_CORE_SOURCE is set: "
-         "the distribution's own code, verified by its RECORD"),
-    Tool("pytest-cov", "4.1.0", ("pytest-cov.pth",), "info", "info", "pytest-cov",
+    Tool("pytest-cov", "5.0.0", ("pytest-cov.pth",), "info", "medium", "pytest-cov",
+         "exec of a literal that imports pytest_cov.embed and starts coverage only when "
+         "COV_CORE_SOURCE is set: the distribution's own code, verified by its RECORD; no "
+         "process, network or data run: not provable (methods of a coverage object) is "
+         "medium at most"),
+    Tool("pytest-cov", "4.1.0", ("pytest-cov.pth",), "info", "medium", "pytest-cov",
          "the same line as 5.0.0, another release of the modules it imports"),
     Tool("coverage-enable-subprocess", "1.0", ("coverage_enable_subprocess.pth",), "info",
          "info", "coverage-enable-subprocess",
