@@ -524,6 +524,8 @@ class Judge:
                            else event.args[1] if name == "compile" else event.args[0])
             if filename.startswith("/") and name in ("exec", "compile"):
                 return None  # a file's code: judged as a file that ran (unlisted-file)
+            if filename == "<fstring>" and name == "compile":
+                return None  # 3.8-3.11 compile an f-string's expressions with their code
             source = event.args[0] if name == "compile" else \
                 event.paired.args[0] if event.paired is not None else None
             if self.literal(source):
