@@ -141,9 +141,7 @@ class _Follow:
         _found, imported, _mapping, hidden = self.reading.modules.get(text)
         self.unread.extend("this line: %s" % h for h in hidden)
         self.queue(imported, "", 0)
-        key = proof_checks.line_key(text)
-        PROOFS[key] = self.reading.proofs.prove(text, "", pth)
-        self.names[""] = key
+        PROOFS[proof_checks.line_key(text)] = self.reading.proofs.prove(text, "", pth)
 
     def said(self):
         """``unread``, the modules past a limit named up to :data:`MAX_SAID`."""

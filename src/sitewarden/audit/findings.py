@@ -205,7 +205,13 @@ def _dangerous_fix(f, names):
         f.path, rotate)
 
 
-def _dangerous(f):
+def _said(reasons):
+    """The prover's reasons as ``FILE:LINE: what``, the high ones only when there are some."""
+    high = [r for r in reasons if r[0] == "high"]
+    return ["%s: %s" % (where, text) for _s, where, text in (high or reasons)]
+
+
+def _dangerous(f, unproven=()):
     """``dangerous-startup-code``: code a start runs (the file's lines, and the modules
     they run) that starts processes, uses the network, reads credentials or executes what
     it decodes (:mod:`.capabilities`), whoever owns it, verified or not (a RECORD proves
@@ -229,6 +235,8 @@ def _dangerous(f):
                    evidence=capabilities.evidence(
                        tuple(p for place in places for p in place[2])),
                    owner=owner_json(f.owner), command=command)
+    if unproven:
+        details.update(unproven=list(unproven))
     if f.lookalike:
         details["looks_like"] = f.lookalike
     return Finding(
@@ -286,8 +294,8 @@ def _code_findings(f):
     what = ("(line %d: %s)" % (first.number, _short(first.text)) if first
             else "(the whole module)")
     runs = code or (f.kind in ("sitecustomize", "usercustomize") and not f.error)
-    danger = _dangerous(f)
     found = _proof_reasons(f)
+    danger = _dangerous(f, _said(found[0]))
     unproven = _unproven(f, danger, found)
     if danger or unproven:
         out.append(danger or unproven)
@@ -339,10 +347,9 @@ def _unproven(f, danger, found):
     if not found:
         return None
     high = [r for r in found if r[0] == "high"]
-    said = ["%s: %s" % (where, text) for _s, where, text in (high or found)]
+    said = _said(found)
     if danger is not None:
-        danger.details["unproven"] = said
-        return None
+        return None  # its reasons are the danger's ``unproven``
     if not high and (f.owner.kind is None or not f.owner.verified) and not _trusted(f.owner):
         return None  # said by unowned-startup-code, with these reasons
     severity = "high" if high else "medium"

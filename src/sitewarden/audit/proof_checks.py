@@ -137,7 +137,8 @@ def reasons(f, proofs, excused, own_template):
     if f.kind in ("sitecustomize", "usercustomize"):
         places = [(f.module_names, {f.path, f.realpath} if own_template else set())]
     else:
-        places = [(x.module_names, {line_key(x.text)} if own_template else set())
+        places = [(dict(x.module_names, **{line_key(x.text): line_key(x.text)}),
+                   {line_key(x.text)} if own_template else set())
                   for x in f.executable() if not x.error]  # a failing line: said as such
         lines = {line_key(x.text): "%s line %d" % (f.path, x.number) for x in f.executable()}
     for names, own in places:

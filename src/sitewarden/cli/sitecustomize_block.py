@@ -14,6 +14,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from ..facts.records import Record, _fields
 from .bytecode import source_bytecode
 from .deployed import BLOCK_BEGIN, BLOCK_END, DeployError
 from .fileops import atomic_write, refuse_symlink
@@ -75,94 +76,108 @@ def add_block(target: Target, site_dir: Path,
         inserted = block if original.endswith(b"\n") or not original else "\n" + block
         bytecode = _bytecode_before(target.executable, existing)
         atomic_write(real, original + inserted.encode("utf-8"), like=st)
-        info = {
-            "path": str(real),
-            "link": existing if str(real) != existing else None,
-            "created": False,
-            "inserted": inserted,
-            "original_mtime_ns": st.st_mtime_ns,
-            "bytecode": bytecode,
-        }
-        _compile_sitecustomize(target.executable, info)
-        return info
+        block = Block.make(path=str(real), link=existing if str(real) != existing else None,
+                           created=False, inserted=inserted, original_mtime_ns=st.st_mtime_ns,
+                           bytecode=bytecode)
+        _compile_sitecustomize(target.executable, block)
+        return block.as_json()
     path = site_dir / "sitecustomize.py"
     refuse_symlink(path)
     bytecode = _bytecode_before(target.executable, str(path))
     atomic_write(path, (CREATED_HEADER + block).encode("utf-8"))
-    info = {"path": str(path), "link": None, "created": True, "inserted": CREATED_HEADER + block,
-            "original_mtime_ns": None, "bytecode": bytecode}
-    _compile_sitecustomize(target.executable, info)
-    return info
+    edit = Block.make(path=str(path), link=None, created=True, inserted=CREATED_HEADER + block,
+                      original_mtime_ns=None, bytecode=bytecode)
+    _compile_sitecustomize(target.executable, edit)
+    return edit.as_json()
 
 
-def _bytecode_before(python: str, source: str) -> dict[str, Any]:
+class BlockBytecode(Record):
+    """The bytecode of the edited sitecustomize before the edit: its ``source`` (as ``import
+    sitecustomize`` names it), the ``python`` that compiles it, its file per optimisation
+    level (``paths``), the levels that ``existed``, and whether its ``__pycache__`` was
+    created (``cache_dir_created``)."""
+
+    __slots__ = ("source", "python", "paths", "existed", "cache_dir_created")
+    FIELDS = _fields(*__slots__)
+
+
+class Block(Record):
+    """What :func:`add_block` did, as the manifest keeps it: the file (``path``, and the
+    ``link`` it was reached through), whether sitewarden ``created`` it, the text
+    ``inserted``, its modification time before (``original_mtime_ns``), its ``bytecode``."""
+
+    __slots__ = ("path", "link", "created", "inserted", "original_mtime_ns", "bytecode")
+    FIELDS = _fields(*__slots__[:-1]) + (("bytecode", "bytecode", BlockBytecode),)
+
+
+def _bytecode_before(python: str, source: str) -> BlockBytecode:
     """Where the target keeps the bytecode of ``source`` (as ``import sitecustomize``
     names it: through the stdlib's symbolic link on Debian), and which of it exists."""
     paths = source_bytecode(python, "paths", source)
     cache = os.path.dirname(paths[0])
-    return {"source": source, "python": python,
-            "paths": {str(level): p for level, p in paths.items()},
-            "existed": [level for level, p in paths.items() if os.path.exists(p)],
-            "cache_dir_created": not os.path.isdir(cache)}
+    return BlockBytecode.make(
+        source=source, python=python, paths={str(level): p for level, p in paths.items()},
+        existed=[level for level, p in paths.items() if os.path.exists(p)],
+        cache_dir_created=not os.path.isdir(cache))
 
 
-def _compile_sitecustomize(python: str, info: dict[str, Any]) -> None:
+def _compile_sitecustomize(python: str, block: Block) -> None:
     """Bytecode current for every optimisation level, written by the target itself:
     a user who cannot write ``__pycache__`` would otherwise compile the edited file
     at every start."""
-    bytecode = info["bytecode"]
-    source_bytecode(python, "compile", bytecode["source"])
+    source_bytecode(python, "compile", block.bytecode.source)
 
 
-def _restore_bytecode(info: dict[str, Any], python: str | None) -> None:
+def _restore_bytecode(block: Block, python: str | None) -> None:
     """After the file is restored (content and modification time): bytecode current
     again for the levels that had it, none for the levels that had none."""
-    bytecode = info.get("bytecode")
+    bytecode = block.bytecode
     if not bytecode:
-        if info.get("created"):
-            _remove_pycache_for(Path(info["path"]))
+        if block.created:
+            _remove_pycache_for(Path(block.path))
         return
-    existed = [int(level) for level in bytecode.get("existed", [])]
-    source = bytecode["source"]
+    existed = [int(level) for level in bytecode.existed or ()]
+    source, paths = bytecode.source, bytecode.paths or {}
     if existed and os.path.exists(source):
-        for exe in (python, bytecode.get("python")):
+        for exe in (python, bytecode.python):
             if exe and os.path.exists(exe):
                 with contextlib.suppress(DeployError, OSError, ValueError):
                     source_bytecode(exe, "compile", source, existed)
                     break
-    for level, path in bytecode.get("paths", {}).items():
+    for level, path in paths.items():
         if int(level) not in existed or not os.path.exists(source):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-    if bytecode.get("cache_dir_created") and bytecode.get("paths"):
+    if bytecode.cache_dir_created and paths:
         with contextlib.suppress(OSError):
-            os.rmdir(os.path.dirname(bytecode["paths"]["0"]))
+            os.rmdir(os.path.dirname(paths[min(paths, key=int)]))
 
 
 def remove_block(info: dict[str, Any], python: str | None = None) -> str | None:
-    """Undo :func:`add_block` (the file, its modification time, its bytecode); returns a
-    problem description or None."""
-    path = Path(info["path"])
+    """Undo :func:`add_block` (the file, its modification time, its bytecode), from the
+    manifest's record of it (:class:`Block`'s JSON); returns a problem description or None."""
+    block = Block.from_json(info)
+    path = Path(block.path)
     try:
         current = path.read_bytes()
     except FileNotFoundError:
         return None
-    inserted = info["inserted"].encode("utf-8")
-    if info.get("created"):
+    inserted = block.inserted.encode("utf-8")
+    if block.created:
         if current == inserted:
             path.unlink()
-            _restore_bytecode(info, python)
+            _restore_bytecode(block, python)
             _remove_pycache_for(path)
             return None
         rest = current.replace(inserted, b"", 1)
         atomic_write(path, rest, like=os.stat(path))
-        _restore_bytecode(info, python)
+        _restore_bytecode(block, python)
         return "%s was changed after sitewarden created it; kept it without the block" % path
     if inserted in current:
         idx = current.rfind(inserted)
         restored = current[:idx] + current[idx + len(inserted):]
-        atomic_write(path, restored, like=os.stat(path), mtime_ns=info.get("original_mtime_ns"))
-        _restore_bytecode(info, python)
+        atomic_write(path, restored, like=os.stat(path), mtime_ns=block.original_mtime_ns)
+        _restore_bytecode(block, python)
         return None
     return "%s no longer holds sitewarden's block as written; left it unchanged" % path
 

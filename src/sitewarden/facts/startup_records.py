@@ -137,6 +137,13 @@ class Owner(Record):
             setattr(self, attr, getattr(verdict, attr))
 
 
+def _without_empty_files(data, files):
+    """A startup line's or file's JSON: ``module_files`` only where code runs modules."""
+    if not files:
+        data.pop("module_files", None)
+    return data
+
+
 class StartupLine(Record):
     """One non-blank line of a startup file: ``kind`` ``comment``, ``path``, ``import``
     (executed) or ``entry-point`` (a ``.start`` line); a path line's ``directory``,
@@ -154,7 +161,7 @@ class StartupLine(Record):
     # What the reading of the code it runs left unread, and why (audit.analysis): a list
     # of "module (file): why", left out while None.
     __slots__ += ("unread", "module_names")
-    FIELDS += _fields("unread")
+    FIELDS += _fields("unread", "module_files")
     OPTIONAL += ("unread",)
 
     def __init__(self, number, text, kind, directory=None, exists=None, writers=None,
@@ -170,9 +177,12 @@ class StartupLine(Record):
         self.note = note
         self.capabilities = capabilities
         self.evidence = evidence
-        self.module_files = []  # the module files its analysis read (no JSON)
+        self.module_files = []  # the module files its code runs, its analysis read
         self.module_names = {}  # module name -> the file read for it (no JSON)
         self.unread = None
+
+    def as_json(self):
+        return _without_empty_files(Record.as_json(self), self.module_files)
 
 
 class StartupFile(Record):
@@ -199,9 +209,9 @@ class StartupFile(Record):
                                                     "started_by", "capabilities", "evidence")
     OPTIONAL = ("decode_error", "file_type", "size", "started_by", "capabilities", "evidence")
     # A sitecustomize's/usercustomize's reading (audit.analysis), as a line's: ``unread``
-    # (JSON, left out while None); ``module_files`` (no JSON).
+    # (JSON, left out while None); ``module_files``: the files its code runs.
     __slots__ += ("unread", "module_files", "module_names")
-    FIELDS += _fields("unread")
+    FIELDS += _fields("unread", "module_files")
     OPTIONAL += ("unread",)
 
     def __init__(self, path, kind, site_dir=None, lines=None, disabled_by=None, error=None,
@@ -227,6 +237,9 @@ class StartupFile(Record):
         self.dist = None
         self.modules = {}
         self.unread, self.module_files, self.module_names = None, [], {}
+
+    def as_json(self):
+        return _without_empty_files(Record.as_json(self), self.module_files)
 
     def executable(self):
         """The lines that run code at every start (sitecustomize: the whole file)."""
