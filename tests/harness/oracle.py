@@ -21,11 +21,12 @@ A **disagreement** (:class:`Disagreement`), per class:
 * ``unlisted-file``: code ran from a file (an ``exec`` of a file's code object, a module
   imported from it, bytecode run instead of its source) that is neither the standard
   library's nor in that startup file's ``module_files`` (its lines' and its own, in the
-  JSON), unless the verdict is ``high`` and the audit said it did not read everything
-  (``unread`` on the file or its lines): then the audit made no claim it broke;
+  JSON), unless the verdict is ``high`` and the audit said it did not read, or could not
+  prove, everything (``unread`` on the file or its lines, ``unproven`` on a high finding):
+  then the audit made no claim it broke;
 * ``unlisted-startup-file``: a planted ``.pth``/``.start``/``sitecustomize``/
   ``usercustomize`` that ran code and is not in ``startup.files``, unless a startup file
-  that started it is ``high`` with ``unread`` (as above);
+  that started it is ``high`` with ``unread`` or ``unproven`` (as above);
 * ``control-too-severe``: a benign control above the severity it may have.
 
 An event is the doing of the startup file :func:`harness.recorder.attribute` finds on its
@@ -440,9 +441,19 @@ class Verdicts:
             return False
         return bool(f.get("unread")) or any(line.get("unread") for line in f.get("lines") or [])
 
+    def said_unproven(self, path: str) -> bool:
+        """A high finding about ``path`` with the prover's reasons, or code that runs data:
+        what it could not prove (a computed path change, a callee it cannot resolve, data
+        run as code) may run anything, anywhere."""
+        return any(f["severity"] == "high" and (f.get("unproven") or set(
+            f.get("capabilities") or ()) & {"runs-hidden-code", "decodes-and-executes"})
+                   for f in self.findings.get(os.path.normpath(path), []))
+
     def excused(self, path: str) -> bool:
-        """``high`` and said it did not read everything: no completeness claim."""
-        return self.severity(path) == "high" and self.said_unread(path)
+        """``high`` and said it did not read, or could not prove, everything: no
+        completeness claim."""
+        return self.severity(path) == "high" and (
+            self.said_unread(path) or self.said_unproven(path))
 
 
 # ---------------------------------------------------------------------------- comparing
@@ -565,7 +576,13 @@ class Judge:
         paired = getattr(event, "paired", None)
         m = TOKEN.search(repr(event.args) + (repr(paired.args) if paired else ""))
         if m and m.group(1) in self.planted.cases:
-            return self.planted.entry(self.planted.cases[m.group(1)]), "the case's token"
+            # the token names the case, not which of its startup files ran the code: the
+            # case's most severe verdict is the one that covers it
+            case = self.planted.cases[m.group(1)]
+            files = [p for p in self.planted.startup if self.planted.case_of(p) is case]
+            listed = [p for p in files if self.verdicts.severity(p) is not None]
+            best = max(listed, key=lambda p: rank(self.verdicts.severity(p)), default=None)
+            return best or self.planted.entry(case), "the case's token"
         return None, ""
 
     def ran_files(self, log: Log) -> List[Tuple[str, str, Event]]:
@@ -606,40 +623,6 @@ class Judge:
         acted: Dict[str, Set[str]] = {}
         v = self.verdicts
         command = own_command(log)
-        for event in log.events:
-            kind = self.classify(event)
-            if kind is None or event.seq in command:
-                continue
-            owner, how = self.owner_of(event)
-            if owner is None:
-                if not how.startswith("not planted"):
-                    unattributed.append(event)
-                continue
-            case = self.planted.case_of(owner)
-            if case is None:
-                continue
-            acted.setdefault(case.id, set()).add(kind)
-            verdict = v.severity(owner)
-            if rank(verdict) < rank(NEEDS[kind]):
-                out.append(Disagreement(kind, case, owner, verdict, event.describe(),
-                                        "%s; %s; %s" % (how, v.kinds(owner) or "no finding",
-                                                        frames_text(event.stack))))
-        reported: Set[Tuple[str, str]] = set()
-        for owner, path, event in self.ran_files(log):
-            if self.is_stdlib(path) or path in self.recorder or path == owner or \
-                    (owner, path) in reported:
-                continue
-            reported.add((owner, path))
-            case = self.planted.case_of(owner)
-            if case is None:
-                continue
-            acted.setdefault(case.id, set()).add("ran-file")
-            if os.path.normpath(path) in v.module_files(owner) or v.excused(owner):
-                continue
-            out.append(Disagreement("unlisted-file", case, owner, v.severity(owner),
-                                    "code ran from %s" % path,
-                                    "%s; listed: %s" % (event.describe(), sorted(
-                                        v.module_files(owner)) or "nothing")))
         # Planted startup files that ran code, and the startup files that started them.
         ran: Dict[str, Set[str]] = {}
         for event in log.events:
@@ -655,6 +638,45 @@ class Judge:
                 continue  # not a line, nor an entry point's module (pkgutil imports it)
             outer = [f[2] for f in event.stack if f[0] == "S" and f[2] and f[2] != first[2]]
             ran.setdefault(first[2], set()).update(outer)
+        covered = {path for path, starters in ran.items()
+                   if not v.listed(path) and any(v.excused(x) for x in starters)}
+        for event in log.events:
+            kind = self.classify(event)
+            if kind is None or event.seq in command:
+                continue
+            owner, how = self.owner_of(event)
+            if owner is None:
+                if not how.startswith("not planted"):
+                    unattributed.append(event)
+                continue
+            case = self.planted.case_of(owner)
+            if case is None:
+                continue
+            acted.setdefault(case.id, set()).add(kind)
+            if owner in covered:
+                continue  # started by a file whose high verdict makes no completeness claim
+            verdict = v.severity(owner)
+            if rank(verdict) < rank(NEEDS[kind]):
+                out.append(Disagreement(kind, case, owner, verdict, event.describe(),
+                                        "%s; %s; %s" % (how, v.kinds(owner) or "no finding",
+                                                        frames_text(event.stack))))
+        reported: Set[Tuple[str, str]] = set()
+        for owner, path, event in self.ran_files(log):
+            if self.is_stdlib(path) or path in self.recorder or path == owner or \
+                    (owner, path) in reported:
+                continue
+            reported.add((owner, path))
+            case = self.planted.case_of(owner)
+            if case is None:
+                continue
+            acted.setdefault(case.id, set()).add("ran-file")
+            if os.path.normpath(path) in v.module_files(owner) or v.excused(owner) or \
+                    owner in covered:
+                continue
+            out.append(Disagreement("unlisted-file", case, owner, v.severity(owner),
+                                    "code ran from %s" % path,
+                                    "%s; listed: %s" % (event.describe(), sorted(
+                                        v.module_files(owner)) or "nothing")))
         for path, starters in sorted(ran.items()):
             case = self.planted.case_of(path)
             if case is None or v.listed(path):

@@ -41,6 +41,7 @@ def annotate(files, directory=None, lines=None):
                     or line.capabilities is not None:
                 continue
             state = _Follow(reading, own)
+            state.added = [f.site_dir] if f.started_by and f.site_dir else []
             if line.kind == "import":
                 found = memo.analyse(line.text)
                 state.line(line.text, lines, f.path)
@@ -106,6 +107,8 @@ class _Follow:
         self.own = own  # this sitewarden's own runtime, byte for byte: not followed
         self.files, self.unread, self.skipped = [], [], []
         self.names = {}  # module name -> the file read for it (its proof: PROOFS)
+        self.ahead = []  # directories the code read puts first on sys.path (evaluated)
+        self.added = []  # a site.addsitedir'ed directory: on sys.path when its .pth runs
 
     def drain(self):
         out = []
@@ -114,7 +117,8 @@ class _Follow:
             if name in self.seen or not name or (self.own and line_checks._own(name)):
                 continue
             self.seen.add(name)
-            where = modules.locate(name)
+            where = self._in(self.ahead, name) or modules.locate(name) or \
+                self._in(self.added, name)
             if where is None:
                 continue
             if depth > MAX_DEPTH or self.read_count >= MAX_MODULES:
@@ -141,7 +145,30 @@ class _Follow:
         _found, imported, _mapping, hidden = self.reading.modules.get(text)
         self.unread.extend("this line: %s" % h for h in hidden)
         self.queue(imported, "", 0)
-        PROOFS[proof_checks.line_key(text)] = self.reading.proofs.prove(text, "", pth)
+        proof = PROOFS[proof_checks.line_key(text)] = self.reading.proofs.prove(text, "", pth)
+        self.applied(proof)
+
+    def applied(self, proof):
+        """Apply the ``sys.path`` inserts ahead of everything that ``proof`` evaluated: the
+        imports read after it resolve there first, standard-library names included."""
+        for target, op, values, _line in proof.path_changes:
+            if target == "sys.path" and op == "insert" and len(values) == 2 and \
+                    values[0] == 0 and isinstance(values[1], str):
+                self.ahead.insert(0, values[1])
+
+    @staticmethod
+    def _in(directories, name):
+        """``(kind, origin)`` of the top-level module ``name`` in one of ``directories``
+        (put ahead of ``sys.path`` by the code read: :meth:`applied`; or the directory a
+        ``site.addsitedir`` added, whose ``.pth`` files run), or None."""
+        if "." in name:
+            return None
+        for directory in directories:
+            for origin in (os.path.join(directory, name, "__init__.py"),
+                           os.path.join(directory, name + ".py")):
+                if os.path.isfile(origin):
+                    return "source", origin
+        return None
 
     def said(self):
         """``unread``, the modules past a limit named up to :data:`MAX_SAID`."""
@@ -175,7 +202,9 @@ class _Follow:
         if text is None:
             return ()
         found, imported, mapping, hidden = self.reading.modules.get(text)
-        PROOFS[origin] = self.reading.proofs.prove(text, name, origin, modules.is_package(origin))
+        proof = PROOFS[origin] = self.reading.proofs.prove(
+            text, name, origin, modules.is_package(origin))
+        self.applied(proof)
         self.names[name] = origin
         MAPPINGS[origin] = dict(mapping)
         HIDDEN[origin] = tuple("%s (%s): %s" % (name, origin, h) for h in hidden)

@@ -422,6 +422,9 @@ def _line_findings(f, pep829):
 
 def findings(files, directories, euid, pep829, lines=None):
     out = []
+    proof_checks.LISTED_DIRS.clear()
+    proof_checks.LISTED_DIRS.update(os.path.normcase(os.path.abspath(f.site_dir))
+                                    for f in files if f.site_dir)
     analysis.annotate(files, private_cache.DIRECTORY, lines)
     provenance.vouch(files, private_cache.DIRECTORY)
     if line_checks.STATIC is not None:

@@ -68,12 +68,30 @@ def _resolve(module, attr, names, proofs, stdlib, hops, trusted=frozenset()):
     return None
 
 
+#: The directories whose startup files the inventory read (set by ``findings``, normcased).
+LISTED_DIRS = set()
+
+
+def _startup_files_in(directory):
+    try:
+        return any(n.endswith((".pth", ".start")) for n in os.listdir(directory))
+    except (OSError, TypeError, ValueError):
+        return False
+
+
 def _path_reasons(proof, stdlib):
     """Medium reasons for the evaluated ``sys.path`` changes of ``proof`` that put a
     directory ahead of the standard library holding modules of its names: from then on
     they replace the standard library's (a debugger's hijack of ``pdb``, say)."""
     out = []
     for target, op, values, line in proof.path_changes:
+        if op == "addsitedir" and values and isinstance(values[0], str) and \
+                os.path.normcase(os.path.abspath(values[0])) not in LISTED_DIRS and \
+                _startup_files_in(values[0]):
+            out.append(("high", line, "site.addsitedir(%r) runs the startup files there, "
+                        "which check did not list: where imports come from is not named"
+                        % values[0]))
+            continue
         if target != "sys.path" or op != "insert" or len(values) != 2 or values[0] > 0:
             continue
         directory = values[1]

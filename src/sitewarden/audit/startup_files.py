@@ -19,6 +19,7 @@ from ..facts.reader import (
     site_dirs,
 )
 from ..facts.startup_records import StartupFile, StartupLine
+from . import prover
 from .line_checks import _ONLY_AST, _walk
 
 
@@ -94,7 +95,7 @@ def _added_dirs(f, state):
     for line in f.lines:
         if line.kind != "import" or not line.runs:
             continue
-        for directory in _addsitedir_literals(line.text):
+        for directory in _addsitedirs(line.text, f.path):
             if not os.path.isabs(directory):
                 continue
             directory = os.path.abspath(directory)
@@ -109,6 +110,17 @@ def _added_dirs(f, state):
                 out.extend(_read_dir(directory, state, [f.path, line.number]))
             line.note = said if not line.note else "%s; %s" % (line.note, said)
     return out
+
+
+def _addsitedirs(text, pth):
+    """The directories an import line passes to ``site.addsitedir``: its literals, then
+    those the prover evaluates (a decoded or joined one: :mod:`.prover`), in order."""
+    found = _addsitedir_literals(text)
+    if found or "addsitedir" not in text:
+        return found
+    proof = prover.prove(text, "", pth)
+    return [values[0] for target, op, values, _line in proof.path_changes
+            if op == "addsitedir" and values and isinstance(values[0], str)]
 
 
 def _addsitedir_literals(text):

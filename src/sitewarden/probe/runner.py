@@ -100,16 +100,16 @@ def facts():
 #: What each probe imports of sitewarden (see _load_runtime): what it uses, no more (each
 #: module loaded costs about 0.8M instructions).  ``_stdlib_names`` serves 3.8 and 3.9 only.
 _STDLIB_NAMES = ("_stdlib_names",) if sys.version_info < (3, 10) else ()
+_CHECK_MODULES = """facts.marker probe.check detect.layout detect.pathcheck detect.shadowing
+detect.cases detect.shadowscan facts.records facts.distinfo facts.metadata detect.specs detect.emit
+audit.inventory audit.findings facts.reader audit.startup_files audit.line_checks
+facts.startup_records audit.provenance audit.analysis audit.prover audit.prover_gate
+audit.prover_values audit.prover_tables audit.proof_checks audit.own_runtime
+audit.templates audit.capabilities facts.owners facts.integrity facts.private_cache
+audit.site_emulation probe.static_check pathfacts facts.distribution"""
 _RUNTIME = {
     "facts": ("facts.marker", "facts.records", "pathfacts") + _STDLIB_NAMES,
-    "check": ("facts.marker", "probe.check", "detect.layout", "detect.pathcheck",
-              "detect.shadowing", "detect.cases", "detect.shadowscan", "facts.records",
-              "facts.distinfo", "facts.metadata", "detect.specs", "detect.emit",
-              "audit.inventory", "audit.findings", "facts.reader", "audit.startup_files",
-              "audit.line_checks", "facts.startup_records", "audit.provenance", "audit.analysis",
-              "audit.templates", "audit.capabilities", "facts.owners",
-              "facts.integrity", "facts.private_cache", "audit.site_emulation",
-              "probe.static_check", "pathfacts", "facts.distribution") + _STDLIB_NAMES,
+    "check": tuple(_CHECK_MODULES.split()) + _STDLIB_NAMES,
 }
 _RUNTIME.update(dict.fromkeys(("full", "static", "report", "shadows", "status", "pins"),
                              _RUNTIME["check"]))
