@@ -12,7 +12,8 @@ one target and fixture, leaving out only what the static report says it cannot k
   loaded; statically it is never loaded), or lacks an attribute: such a line's error, the
   finding it gives and, before 3.15, the lines after it that ``site`` abandons;
 - the probe's own ``-S`` (``interpreter.flags.no_site``: the static report describes a
-  start with ``site``).
+  start with ``site``);
+- the bytecode files among ``module_files``: the live start wrote them as it imported.
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ def _normalise(report: Dict[str, Any], live: Dict[str, Any]) -> Dict[str, Any]:
         if f["path"] in run_only_files:
             f["lines"] = [dict(x, error=None, runs=None, note=None) for x in f["lines"]]
             f["error"] = None
-        for x in f["lines"]:
-            x["note"] = _strip_note(x.get("note"))
+        for x in f["lines"] + [f]:
+            if "note" in x or x is not f:
+                x["note"] = _strip_note(x.get("note"))
+            if x.get("module_files"):  # the bytecode a normal start writes as it imports
+                x["module_files"] = [m for m in x["module_files"] if "/__pycache__/" not in m]
     r["findings"] = [x for x in r.get("findings", []) if x.get("file") not in run_only_files]
     return r
 
