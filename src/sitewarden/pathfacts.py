@@ -8,7 +8,7 @@ module level, since every guarded process loads it at its first import.  No
 
 And the one way sitewarden opens a file it did not write (:func:`open_regular`,
 :func:`read_regular`): never a FIFO, device or socket, never waiting, never more than a
-limit, never raising.  The audit reads through ``audit.reader``, which builds on it; the
+limit, never raising.  The audit reads through ``facts.reader``, which builds on it; the
 runtime (``detect``), the private cache and the CLI's ``deployed`` call it here, where
 nothing more is loaded.
 """
