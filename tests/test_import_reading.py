@@ -24,6 +24,10 @@ harmless when run (its dangerous call sits in a function never called); one ``ch
 - on the hermetic targets a ``sitecustomize`` declaring ``latin-1``, on 3.15 a ``.start``
   entry point's module with a BOM: read, their payload named.
 
+What ``py_compile`` writes differs from an in-memory ``compile`` in no field of its code
+(file name and line numbers included) on any target (its marshalled bytes may: 3.8-3.10,
+3.15).
+
 Then a FIFO planted as a module's ``__pycache__`` bytecode (a start importing it waits on
 it): ``check`` and ``status`` answer within seconds, ``check`` names it.  Without an
 interpreter: no file is opened in ``audit``, ``facts``, ``probe``, ``detect`` or
@@ -94,6 +98,34 @@ for src, level, header, text, prefix in json.loads(sys.stdin.read()):
         head = (1 if header == 'unchecked' else 3).to_bytes(4, 'little') + u.source_hash(data)
     code = compile(text, src, 'exec', dont_inherit=True, optimize=level)
     out[path] = (u.MAGIC_NUMBER + head + marshal.dumps(code)).hex()
+print(json.dumps(out))
+"""
+
+
+#: Run in the target (``-I -S``) on a source path: what differs between the bytecode
+#: ``py_compile`` writes at each level and each invalidation mode and an in-memory
+#: ``compile`` of the same bytes under the same file name: ``[marshalled bytes equal,
+#: [fields that differ, nested code included]]`` for each.
+SAME = r"""
+import json, marshal, os, py_compile, sys, tempfile
+src = sys.argv[1]
+data = open(src, 'rb').read()
+def walk(c):
+    yield c
+    for k in c.co_consts:
+        if type(k) is type(c):
+            yield from walk(k)
+out = []
+for mode in py_compile.PycInvalidationMode:
+    for level in (0, 1, 2):
+        tmp = os.path.join(tempfile.mkdtemp(), 'x.pyc')
+        py_compile.compile(src, cfile=tmp, optimize=level, invalidation_mode=mode, doraise=True)
+        body = open(tmp, 'rb').read()[16:]
+        code = compile(data, src, 'exec', dont_inherit=True, optimize=level)
+        fields = sorted({n for a, b in zip(walk(marshal.loads(body)), walk(code))
+                         for n in dir(b) if n.startswith('co_') and n != 'co_lnotab'
+                         and not callable(getattr(b, n)) and getattr(a, n) != getattr(b, n)})
+        out.append([marshal.dumps(code) == body, fields])
 print(json.dumps(out))
 """
 
@@ -182,6 +214,14 @@ def test_modules_are_read_as_the_import_system_reads_them(bare_target):
 
     again = _report(t, env={"PYTHONPYCACHEPREFIX": str(prefix)})  # the verdicts kept
     assert again["findings"] == report["findings"]
+
+    # What py_compile writes is the in-memory compile's code, field for field, file name
+    # and line numbers included.  Not always byte for byte: marshal's reference flags
+    # follow reference counts (3.8-3.10 and 3.15 differ there), hence modules._equal.
+    proc = t.python("-I", "-S", "-c", SAME, str(t.local_dir / "swr_ir_pycok.py"))
+    assert proc.returncode == 0, proc.stderr
+    same = json.loads(proc.stdout)
+    assert len(same) == 9 and all(fields == [] for _equal, fields in same), same
 
 
 def _timed(t, *args: str):

@@ -25,8 +25,11 @@ from . import line_checks
 
 MAX_TEXT = 1 << 20  # a module larger than this is not read
 MAX_PYC = 4 * MAX_TEXT  # nor bytecode larger than this
-#: Why a module's bytecode is high whoever owns it: what runs is not what is read.
-BYTECODE_DIFFERS = "its bytecode (%s) is not its source's: the bytecode runs, unread"
+#: Why a module's bytecode is high whoever owns it: what runs is not what is read.  (An
+#: earlier patch release of this Python may have written it: 3.13.0's and 3.13.5's
+#: instructions differ for one source; its compiler's is what check can vouch for.)
+BYTECODE_DIFFERS = ("its bytecode (%s) is not its source's: the bytecode runs, unread "
+                    "(remove it, or recompile the source, to run what is read)")
 BYTECODE_SPECIAL = ("its bytecode (%s) is a %s, not its source's: a start that imports it "
                     "waits on it or runs what it is fed, unread")
 BYTECODE_UNREAD = "its bytecode (%s) %s: not compared with its source, the bytecode runs, unread"
