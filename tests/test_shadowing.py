@@ -589,7 +589,8 @@ def test_probe_caches_the_bytecode_of_everything_a_check_imports(interp, guarded
     seen_again = json.loads(again.stderr.rpartition("\nMODULES ")[2])
     assert sorted(seen_again["imported"]) == sorted(imported)
     bundled = set(seen_again["bundled"])
-    assert set(seen["preloaded"]) - bundled == {"sitewarden.facts.private_cache"}  # reads it
+    assert set(seen["preloaded"]) - bundled == {  # they read it (pathfacts: the one reader)
+        "sitewarden.facts.private_cache", "sitewarden.pathfacts"}
     assert "sitewarden._vendor.packaging.markers" not in bundled
     loaded = "\n".join(line for line in again.stderr.splitlines()
                        if line.startswith("# code object from"))

@@ -5,6 +5,12 @@ the path findings (``pathcheck``), shadowing and metadata reading (``distinfo``)
 imports nothing of sitewarden (a leaf), and nothing but ``os`` and ``sys`` at
 module level, since every guarded process loads it at its first import.  No
 ``sysconfig``, no metadata, no ``stat`` of each file.
+
+And the one way sitewarden opens a file it did not write (:func:`open_regular`,
+:func:`read_regular`): never a FIFO, device or socket, never waiting, never more than a
+limit, never raising.  The audit reads through ``facts.reader``, which builds on it; the
+runtime (``detect``), the private cache and the CLI's ``deployed`` call it here, where
+nothing more is loaded.
 """
 
 import os
@@ -408,3 +414,101 @@ def is_candidate(entry):
     if reals is None:
         reals = _memo["candidate_reals"] = frozenset(real(c) for c in found)
     return real(entry) in reals
+
+
+# ---------------------------------------------------------------- reading a file
+
+#: The type bits of ``st_mode`` (``stat`` not imported) and what each names.
+_S_IFMT, _S_IFREG = 0o170000, 0o100000
+FILE_TYPES = {0o010000: "fifo", 0o140000: "socket", 0o020000: "character device",
+              0o060000: "block device", 0o040000: "directory"}
+_ELOOP = 40 if sys.platform.startswith("linux") else 62  # errno not imported
+#: How a file is opened to be read: never waiting (a FIFO, a terminal), never kept.
+_OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(
+    os, "O_NOCTTY", 0)
+#: :func:`read_regular`'s ``why`` when there is nothing to open: no such file or
+#: directory, a symbolic link loop (a start finds nothing there either).
+MISSING = "no such file"
+#: How :func:`read_regular`'s ``why`` ends for a FIFO, device, socket or directory.
+NOT_REGULAR = "not a regular file"
+
+
+def open_regular(path, follow=True):
+    """``(fd, stat, None)``: ``path`` opened to read when it is a regular file (links
+    followed, unless not ``follow``), or ``(None, stat or None, error)``: what is there
+    (None: nothing, or it cannot be asked) and what ``os`` raised (None: it is not a
+    regular file).  The one way sitewarden opens a file it did not write: asked before
+    (``stat``: a FIFO, device, socket or directory is never opened, a device's open
+    has effects) and after (``fstat`` of the descriptor: what was swapped in between is
+    closed again), opened ``O_NONBLOCK``.  The caller closes ``fd``.  Never raises."""
+    st = None
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+        if st.st_mode & _S_IFMT != _S_IFREG:
+            return None, st, None
+        fd = os.open(path, _OPEN | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
+    except (OSError, ValueError, TypeError) as exc:  # ValueError: a NUL in the name
+        return None, st, exc
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        return None, None, exc
+    if st.st_mode & _S_IFMT != _S_IFREG:
+        os.close(fd)
+        return None, st, None
+    return fd, st, None
+
+
+def read_regular(path, limit, follow=True, cut=False):
+    """``(bytes, stat, None)`` of the regular file ``path``, at most ``limit`` bytes
+    (read to its end whatever its size says; ``cut``: a larger file's first ``limit``),
+    or ``(None, stat or None, why)``: :data:`MISSING`, ``a fifo, not a regular file``
+    (:func:`kind_of`), ``larger than N bytes``, ``cannot be read (<reason>)``.  Opened
+    by :func:`open_regular`; never blocks, never raises.  ``stat`` is the descriptor's,
+    taken before the read: what changes the file after it changes its ``st_ctime``."""
+    fd, st, exc = open_regular(path, follow)
+    if fd is None:
+        return None, st, _why(st, exc)
+    try:
+        data = None if st.st_size > limit and not cut else read_all(
+            fd, limit, st.st_size, cut)
+    except OSError as exc:  # EIO, a file that would block
+        return None, st, _why(st, exc)
+    finally:
+        os.close(fd)
+    if data is None:
+        return None, st, "larger than %d bytes" % limit
+    return data, st, None
+
+
+def kind_of(st):
+    """What a ``stat`` result that is not a regular file's names: ``fifo``, ``socket``..."""
+    return FILE_TYPES.get(st.st_mode & _S_IFMT, "special file")
+
+
+def _why(st, exc):
+    if getattr(exc, "errno", None) in (2, 20, _ELOOP):  # ENOENT, ENOTDIR, ELOOP
+        return MISSING
+    if exc is not None or st is None:
+        return "cannot be read (%s)" % (getattr(exc, "strerror", None) or exc)
+    return "a %s, %s" % (kind_of(st), NOT_REGULAR)
+
+
+def read_all(fd, limit, size=0, cut=False):
+    """The bytes of the open file ``fd``, or None: more than ``limit`` (``cut``: its
+    first ``limit``).  The first read asks for what its size (``size``) says and one
+    byte more: a file that did not grow is read in one call (a ``/proc`` file, its size
+    0, is read on)."""
+    chunks, total, want = [], 0, max(size + 1, 1 << 16)
+    while total <= limit:
+        asked = min(want, limit + 1 - total)
+        chunk = os.read(fd, asked)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if len(chunk) < asked and total == size:  # all its size said: its end
+            return b"".join(chunks)
+        want = 1 << 20
+    return b"".join(chunks)[:limit] if cut else None

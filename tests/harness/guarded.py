@@ -135,10 +135,12 @@ with open(sys.argv[1], "rb") as f:
 _COPY = r"""
 import os, shutil, sys
 src, dst = sys.argv[1], sys.argv[2]
+skip = shutil.ignore_patterns("__pycache__") if sys.argv[3:] == ["skip"] else None
 for name in os.listdir(src):
     s, d = os.path.join(src, name), os.path.join(dst, name)
     if os.path.isdir(s) and not os.path.islink(s):
-        shutil.copytree(s, d, symlinks=True, dirs_exist_ok=True)
+        if not (skip and name == "__pycache__"):
+            shutil.copytree(s, d, symlinks=True, dirs_exist_ok=True, ignore=skip)
     else:
         shutil.copy2(s, d, follow_symlinks=False)
 """
@@ -285,10 +287,13 @@ class GuardedPython:
         build(stage)
         self.merge_into(stage, dest)
 
-    def merge_into(self, source: Path, dest: Path) -> None:
+    def merge_into(self, source: Path, dest: Path, pycache: bool = False) -> None:
         """Copy the content of host directory ``source`` into ``dest`` (merged, modes and
-        symbolic links kept)."""
-        self.root(_COPY, str(source), str(dest))
+        symbolic links kept), its ``__pycache__`` directories left out unless
+        ``pycache``: an unpacked wheel's hold what every interpreter of the suite wrote
+        there (another patch release's bytecode is not this one's: ``check`` says so),
+        and an install holds none."""
+        self.root(_COPY, str(source), str(dest), *([] if pycache else ["skip"]))
 
     def chmod(self, path: Path, mode: int) -> None:
         self.root("import os, sys; os.chmod(sys.argv[1], int(sys.argv[2], 8))", str(path),

@@ -17,7 +17,7 @@ import sys
 
 from .. import _swallowed, pathfacts, settings
 from ..facts import distinfo, integrity, owners, reader
-from ..facts.reader import read_bytes
+from ..facts.reader import open_regular, read_bytes
 from ..facts.records import Finding
 from ..facts.startup_records import Acknowledgement
 from . import line_checks
@@ -75,16 +75,13 @@ def _sha256(data):
 
 
 def _file_sha256(path):
-    """The hex sha256 of the regular file ``path`` (bytes), or None: never blocks on a
-    FIFO, never raises."""
+    """The hex sha256 of the regular file ``path`` (bytes), or None: opened by the one
+    reader (never a FIFO or device), never raises."""
     h = integrity._hasher("sha256")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    fd = open_regular(path)[0]
+    if fd is None:
         return None
     try:
-        if os.fstat(fd).st_mode & 0o170000 != 0o100000:  # S_ISREG, without stat
-            return None
         while True:
             chunk = os.read(fd, _CHUNK)
             if not chunk:

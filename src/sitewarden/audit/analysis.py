@@ -193,12 +193,10 @@ class _Follow:
             HIDDEN[origin] = ("%s (%s): %s" % (name, origin, _UNREADABLE.get(kind, "not read")),)
             self.unread.extend(HIDDEN[origin])
             return ()
-        text, pyc, why = modules.read(origin, self.reading.pycs)
+        text, pycs, whys = modules.read(origin, self.reading.pycs)
         self.files.append(origin)
-        if pyc:
-            self.files.append(pyc)
-        if why:
-            self.unread.append("%s (%s): %s" % (name, origin, why))
+        self.files.extend(pycs)
+        self.unread.extend("%s (%s): %s" % (name, origin, why) for why in whys)
         if text is None:
             return ()
         found, imported, mapping, hidden = self.reading.modules.get(text)
@@ -386,7 +384,9 @@ def unread_findings(files, euid):
     module, bytecode that is not its source's, a zip member, a limit reached, a computed
     import name, a ``__path__`` change).  What is not read is never a pass: medium, high
     unless a verified Debian package or sitewarden's deployment vouches for the startup
-    file; bytecode that is not its source's is high always.  What hides imports inside a
+    file; what runs while check read something else is high always (bytecode that is
+    not its source's, a FIFO in its place, a source the compiler decodes otherwise:
+    :data:`.modules.NOT_WHAT_RUNS`).  What hides imports inside a
     template's own files or a known tool's pinned content (:func:`.provenance.excused`) is
     that content's, known.  ``euid``: unused (the findings' common signature)."""
     out = []
@@ -401,7 +401,7 @@ def unread_findings(files, euid):
             continue
         items = [u for _n, _t, unread in places for u in unread]
         vouched = f.owner.kind in ("dpkg", "sitewarden") and f.owner.verified is True
-        differs = any("is not its source's" in u for u in items)
+        differs = any(m in u for u in items for m in modules.NOT_WHAT_RUNS)
         number, text = places[0][:2]
         where = "(line %d: %s)" % (number, text if len(text) < 60 else text[:57] + "...") \
             if number else "(the whole module)"

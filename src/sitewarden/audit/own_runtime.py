@@ -14,6 +14,7 @@ judged as any code is (:mod:`.provenance`).  Runs in ``check``'s probe; module l
 import os
 import sys
 
+from .. import pathfacts
 from ..facts import integrity, private_cache
 from . import modules
 
@@ -152,23 +153,15 @@ def _same_runtime(found, mine):
         memo.save()
 
 
+#: The largest file of a deployed runtime read (its modules and their bytecode: ~100 KB).
+MAX_FILE = 1 << 24
+
+
 def _read(path):
     """``(bytes, stat)`` of the regular file ``path`` (no link followed), or ``(None,
-    None)``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None, None
-    try:
-        st = os.fstat(fd)
-        if st.st_mode & 0o170000 != 0o100000:  # S_ISREG, without stat
-            return None, None
-        return private_cache.read_fd(fd), st
-    except OSError:
-        return None, None
-    finally:
-        os.close(fd)
+    None)``: read by :func:`..pathfacts.read_regular` (never a FIFO, never waiting)."""
+    data, st, _why = pathfacts.read_regular(path, MAX_FILE, follow=False)
+    return (data, st) if data is not None else (None, None)
 
 
 #: ``NAME.TAG.pyc`` and ``NAME.TAG.opt-N.pyc``: the optimisation level of each.

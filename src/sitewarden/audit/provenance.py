@@ -66,12 +66,9 @@ def _deployment_listing(path):
     site = sys.modules.get("site")
     user, dirs = site_dirs(site) if site is not None else (None, [])
     for d in ([user] if user else []) + dirs:
-        try:
-            with open(os.path.join(d, integrity.DEPLOYMENT_RECORD), encoding="utf-8") as fh:
-                if "\n%s," % path in "\n" + fh.read(READ_LIMIT):
-                    return d
-        except (OSError, UnicodeError):
-            continue
+        text = reader.read_text(os.path.join(d, integrity.DEPLOYMENT_RECORD))[0]
+        if text is not None and "\n%s," % path in "\n" + text:
+            return d
     return None
 
 
@@ -397,10 +394,8 @@ def _venv_author(site_dir):
     prefix = site_dir
     for _ in range(3):
         prefix = os.path.dirname(prefix)
-        try:
-            with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
-                text = fh.read(READ_LIMIT)
-        except (OSError, UnicodeError):
+        text = reader.read_text(os.path.join(prefix, "pyvenv.cfg"))[0]
+        if text is None:
             continue
         keys = {line.partition("=")[0].strip().lower() for line in text.splitlines()
                 if "=" in line}
@@ -457,10 +452,8 @@ def _md5sums_digest(package, top):
 def _record_digest(metadata, package):
     """sha256 (hex) over the sorted ``path sha256=...`` rows of the ``.py`` files under
     ``package`` in the RECORD of ``metadata``, or None."""
-    try:
-        with open(os.path.join(metadata, "RECORD"), encoding="utf-8") as fh:
-            text = fh.read(4 * READ_LIMIT)
-    except (OSError, UnicodeError):
+    text = reader.read_text(os.path.join(metadata, "RECORD"), 4 * READ_LIMIT)[0]
+    if text is None:
         return None
     return _rows_digest(sorted(
         tuple(row[:2]) for row in (line.rsplit(",", 2) for line in text.splitlines())

@@ -170,18 +170,18 @@ class _Start:
         """``include-system-site-packages`` of a ``pyvenv.cfg`` (lower case; default
         ``true``), its ``home`` kept; what reading it raises is the start's error."""
         system_site = "true"
-        try:
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    if "=" in line:
-                        key, _, value = line.partition("=")
-                        key, value = key.strip().lower(), value.strip()
-                        if key == "include-system-site-packages":
-                            system_site = value.lower()
-                        elif key == "home":
-                            self.s.home = value
-        except (OSError, UnicodeError) as exc:  # site raises: the start fails
-            _error(self.s, path, exc)
+        text, why = reader.read_text(path)  # the one reader: never waits on a FIFO
+        if text is None:  # site raises (or waits): the start fails
+            _error(self.s, path, why)
+            return system_site
+        for line in text.split("\n"):
+            if "=" in line:
+                key, _, value = line.partition("=")
+                key, value = key.strip().lower(), value.strip()
+                if key == "include-system-site-packages":
+                    system_site = value.lower()
+                elif key == "home":
+                    self.s.home = value
         return system_site
 
     def user_site(self):

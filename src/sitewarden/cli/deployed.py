@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ..pathfacts import package_dir
+from ..pathfacts import package_dir, read_regular
 from .jsontext import loads
 from .state import Orphan
 
@@ -34,6 +34,8 @@ START_READ_FROM = (3, 15)
 DPKG = "dpkg"
 #: First version whose ``site`` ignores ``.pth`` import lines (PEP 829).
 PTH_IMPORTS_END = (3, 18)
+#: The most read of a manifest or a ``sitecustomize`` (the one reader's limit).
+MAX_READ = 1 << 22
 
 
 def hook_loads(hook: str | None, version: tuple[int, ...]) -> bool:
@@ -142,10 +144,10 @@ def find_deployments(target: Target) -> list[Deployment]:
 
 def read_deployment(site_dir: str | os.PathLike[str]) -> Deployment | None:
     manifest = None
+    data = read_regular(os.path.join(package_dir(site_dir), "_deployment.json"), MAX_READ)[0]
     try:
-        with open(os.path.join(package_dir(site_dir), "_deployment.json"), encoding="utf-8") as f:
-            manifest = loads(f.read())
-    except (OSError, ValueError):
+        manifest = loads(data.decode("utf-8")) if data is not None else None
+    except ValueError:  # UnicodeDecodeError too
         manifest = None
     hooks = [name for name in (PTH, START) if os.path.lexists(os.path.join(site_dir, name))]
     leftovers = _staging_leftovers(site_dir)
@@ -214,12 +216,8 @@ def find_orphans(target: Target) -> list[Orphan]:
                                    uninstall=uninstall_command(target, site_dir)))
     sitecustomize = target.sitecustomize
     if sitecustomize and not loadable:
-        try:
-            with open(sitecustomize, "rb") as f:
-                has_block = BLOCK_BEGIN.encode() in f.read()
-        except OSError:
-            has_block = False
-        if has_block:
+        data = read_regular(sitecustomize, MAX_READ)[0]  # never a FIFO, never waiting
+        if data is not None and BLOCK_BEGIN.encode() in data:
             out.append(Orphan.make(
                 hook=str(os.path.realpath(sitecustomize)), kind="sitecustomize", site_dir=None,
                 problem="no sitewarden runtime in any site directory of %s" % target.executable,

@@ -76,12 +76,9 @@ def same_file(a, b):
 
 def pkgutil_style(spec):
     """A regular package whose ``__init__`` extends its ``__path__`` over
-    every portion (``pkgutil.extend_path``, ``pkg_resources.declare_namespace``)."""
-    try:
-        with open(spec.origin, "rb") as f:
-            head = f.read(8192)
-    except (OSError, TypeError):  # unreadable, or no file (origin None)
-        return False
+    every portion (``pkgutil.extend_path``, ``pkg_resources.declare_namespace``).
+    Its head read by :func:`..pathfacts.read_regular` (never a FIFO; no file: None)."""
+    head = pathfacts.read_regular(spec.origin, 8192, cut=True)[0] or b""
     return b"extend_path" in head or b"declare_namespace" in head
 
 

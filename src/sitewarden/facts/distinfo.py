@@ -105,7 +105,7 @@ def _zip_distributions(directory, path):
     archive, inner = found
     try:
         zipfile = distribution.zipfile_module()
-        with zipfile.ZipFile(archive) as zf:
+        with distribution.open_archive(archive) as raw, zipfile.ZipFile(raw) as zf:
             names = zf.namelist()
     except (OSError, zipfile.BadZipFile):
         return []

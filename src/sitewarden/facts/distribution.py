@@ -16,37 +16,17 @@ from .. import _swallowed, pathfacts
 
 #: Largest metadata file read (a METADATA with a huge description is cut).
 MAX_BYTES = 1 << 22
-_CHUNK = 1 << 14
 
 
 # ---------------------------------------------------------------- reading files
 
 
 def read_file(path):
-    """Up to MAX_BYTES of a file, through ``os.open``/``os.read`` (a fraction of what
-    ``open()`` costs, which matters for hundreds of metadata files).  ``O_NONBLOCK``: a
-    FIFO planted as metadata cannot hang the process.  None on error (a directory...)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):
-        return None
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) < _CHUNK:
-            return data  # nearly every metadata file: one read
-        chunks = [data]
-        size = len(data)
-        while size < MAX_BYTES:
-            data = os.read(fd, min(1 << 20, MAX_BYTES - size))
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    """Up to MAX_BYTES of a regular file, or None (missing, unreadable, a directory, a
+    FIFO or device: never opened, never waited on): :func:`..pathfacts.read_regular`,
+    ``os.open``/``os.read`` (a fraction of what ``open()`` costs, which matters for
+    hundreds of metadata files).  A larger file is cut at MAX_BYTES."""
+    return pathfacts.read_regular(path, MAX_BYTES, cut=True)[0]
 
 
 def exists(path):
@@ -77,12 +57,23 @@ def zipfile_module():
     return zipfile
 
 
+def open_archive(path):
+    """The zip archive ``path`` as a file object for ``zipfile.ZipFile``, opened by
+    :func:`..pathfacts.open_regular` (a FIFO named ``*.egg`` never waited on); OSError
+    when it is not a regular file.  The caller closes it (``ZipFile`` does not)."""
+    fd, _st, error = pathfacts.open_regular(path)
+    if fd is None:
+        raise error if isinstance(error, OSError) else OSError(21, "not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def _read_text(path, member=None):
     """A file's text (or a zip member's when ``member`` is given); None on error."""
     try:
         if member is None:
             return decode(read_file(path))
-        with zipfile_module().ZipFile(path) as zf, zf.open(member) as f:
+        with open_archive(path) as raw, zipfile_module().ZipFile(raw) as zf, \
+                zf.open(member) as f:
             return decode(f.read(MAX_BYTES))
     except (OSError, KeyError, ValueError):  # missing, or not a zip (BadZipFile is neither)
         return None

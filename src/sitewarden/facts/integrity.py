@@ -255,12 +255,11 @@ def verify_deployment(site_dir, path):
     record = os.path.join(site_dir, DEPLOYMENT_RECORD)
     text = _deployments.get(record)
     if text is None:  # the hook and each module of the runtime it runs: one read
-        try:
-            with open(record, encoding="utf-8") as f:
-                text = _deployments[record] = f.read(HASH_LIMIT)
-        except (OSError, UnicodeError):
+        text = reader.read_text(record, HASH_LIMIT)[0]
+        if text is None:
             return Verdict(None, None, mismatch="no deployment record (%s) to check it "
                            "against" % record)
+        _deployments[record] = text
     rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
     row = _find_rows(text, rel, DEPLOYMENT_RECORD)[0] or _find_rows(text, path, "")[0]
     if row is None:

@@ -8,10 +8,9 @@ the file's existence alone decides), with sitewarden's own message.
 """
 
 import os
-import stat  # already loaded by os: free
 import sys
 
-from .. import _swallowed
+from .. import _swallowed, pathfacts
 
 MARKER_NAME = "EXTERNALLY-MANAGED"
 SECTION = "externally-managed"
@@ -198,18 +197,18 @@ def _describe(exc):
 def _parse(path, lang):
     if os.path.isdir(path):
         return Marker(path, True, problem="it is a directory")
+    # the one reader: a FIFO or device named EXTERNALLY-MANAGED is never opened
+    fd, st, exc = pathfacts.open_regular(path)
+    if fd is None:
+        return Marker(path, True, problem="not a regular file" if exc is None else
+                      "cannot read it: %s" % (getattr(exc, "strerror", None) or exc,))
     try:
-        # O_NONBLOCK: a FIFO named EXTERNALLY-MANAGED must not block the reader forever.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return Marker(path, True, problem="not a regular file")
-            data = os.read(fd, MAX_MARKER_BYTES + 1)  # a regular file: one read
-        finally:
-            os.close(fd)
+        data = pathfacts.read_all(fd, MAX_MARKER_BYTES, st.st_size)  # mostly one read
     except OSError as exc:
         return Marker(path, True, problem="cannot read it: %s" % (exc.strerror or exc,))
-    if len(data) > MAX_MARKER_BYTES:
+    finally:
+        os.close(fd)
+    if data is None:
         return Marker(path, True, problem="larger than %d bytes" % MAX_MARKER_BYTES)
     try:
         text = data.decode("utf-8-sig")

@@ -21,6 +21,7 @@ Module level: ``os``, ``sys`` and sitewarden's own modules.
 
 import os
 
+from .. import pathfacts
 from . import distinfo, private_cache
 
 #: dpkg's database: ``<package>[:<arch>].list`` holds the paths of the package's files.
@@ -123,20 +124,16 @@ def _search(info, group, wanted, out, likely_only):
     return wanted
 
 
+#: The largest of dpkg's files ``check`` reads (``status`` on a large system: ~10 MB).
+MAX_LIST = 1 << 26
+
+
 def read_list(path):
-    """The bytes of one ``.list`` file, or None.  Four system calls (open, fstat, read,
-    close) where ``open()`` makes seven (it also asks whether the file is a terminal and
-    where it stands): reading every list is most of what an unowned file costs."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        return private_cache.read_fd(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    """The bytes of one of dpkg's files (a ``.list``, ``.md5sums``, ``status``), or None,
+    by the one reader (:func:`..pathfacts.read_regular`: never a FIFO or device; one read
+    when the file did not grow): reading every list is most of what an unowned file
+    costs."""
+    return pathfacts.read_regular(path, MAX_LIST)[0]
 
 
 # ---------------------------------------------------------------- the startup-file index

@@ -12,6 +12,8 @@ a whole file or the one before.  Values are kept as ``marshal`` data (:func:`loa
 import os
 import sys
 
+from .. import pathfacts
+
 #: The probe's payload (the CLI's private cache), set by the probe; None elsewhere:
 #: nothing is kept.
 DIRECTORY = None
@@ -46,41 +48,28 @@ def private_directory(directory):
         return None
 
 
-def read_fd(fd):
-    """All of an open regular file, from an ``fstat`` and (mostly) one read."""
-    want = os.fstat(fd).st_size + 1
-    chunks = []
-    while True:  # a short read of a regular file is its end; one that grew is read on
-        chunk = os.read(fd, want)
-        chunks.append(chunk)
-        if len(chunk) < want:
-            return b"".join(chunks)
-        want = 1 << 16
+#: The largest kept file read back (the bundle of the probe's modules: ~1 MB).
+MAX_KEPT = 1 << 26
 
 
-def read(path):
-    """The bytes of the kept file ``path``, or None (missing, a link, or another user
-    could have written it)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        return read_fd(fd) if is_private(os.fstat(fd)) else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+def read(path, private=True):
+    """The bytes of the kept file ``path``, or None (missing, a link, not a regular file,
+    larger than :data:`MAX_KEPT`, or, ``private``, another user could have written it):
+    read by :func:`..pathfacts.read_regular` (never a FIFO, never waiting).  The
+    payload's own files (its bytecode, in a private directory) are read with
+    ``private`` False."""
+    data, st, _why = pathfacts.read_regular(path, MAX_KEPT, follow=False)
+    return data if data is not None and (not private or is_private(st)) else None
 
 
-def write(path, data):
-    """Keep ``data`` as ``path``: written beside it, then renamed there.  A file that
-    cannot be kept costs the next check what keeping it saves, nothing more."""
+def write(path, data, mode=0o600):
+    """Keep ``data`` as ``path``: written beside it, then renamed there (``mode``: less
+    the umask).  A file that cannot be kept costs the next check what keeping it saves,
+    nothing more."""
     temp = "%s.%d" % (path, os.getpid())
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+                     | getattr(os, "O_CLOEXEC", 0), mode)
     except OSError:
         return
     try:
@@ -140,11 +129,13 @@ class Memo:
     def valid(value):
         return False
 
-    def get(self, text):
-        """The answer for ``text``: kept, else computed; kept for the next check."""
+    def get(self, text, make=None):
+        """The answer for ``text``: kept, else computed (by ``make()`` when given: a key
+        that names what the answer is about, not the text itself); kept for the next
+        check."""
         found = self.known.get(text)
         if found is None:
-            found = self.answer(text)
+            found = self.answer(text) if make is None else make()
         self.used[text] = found
         return found
 

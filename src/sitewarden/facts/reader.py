@@ -18,6 +18,12 @@ device or directory is never opened, a regular file is opened without blocking a
 up to the limit whatever its size says; what is not read as lines gets a ``file_type``
 (:data:`UNOPENED`, :data:`PSEUDO`).  An import line calling
 ``site.addsitedir('<absolute literal>')`` brings that directory's files in after its own.
+
+Every other file the audit reads is read here too, by the same rule (:func:`read_regular`,
+:func:`read_text`): the modules a start runs and their bytecode, the records that vouch
+for them, ``pyvenv.cfg``.  Each is opened by :func:`open_regular` (``pathfacts``', where
+the runtime, the private cache and dpkg's lists find it without loading the audit).
+
 Runs in ``check``'s probe (:mod:`.inventory` judges what is read); module level: ``os`` and
 ``sys``.
 """
@@ -57,9 +63,8 @@ def site_dirs(site):
 #: The most ``check`` reads of one startup file (a larger one: its ``size``, no lines).
 READ_LIMIT = 1 << 20
 #: ``StartupFile.file_type`` by the type bits of ``st_mode`` (``stat`` not imported).
-_FILE_TYPES = {0o010000: "fifo", 0o140000: "socket", 0o020000: "character device",
-               0o060000: "block device", 0o040000: "directory"}
-_S_IFMT, _S_IFREG = 0o170000, 0o100000
+_FILE_TYPES = pathfacts.FILE_TYPES
+_S_IFMT = 0o170000
 #: The ``file_type`` of what ``site`` cannot open and skips (``check`` names it); a
 #: socket too, though the emulated start reports it (a start that reads it fails).
 UNOPENED = ("directory", "unreadable", "symlink loop", "broken symlink")
@@ -181,28 +186,48 @@ def _unopened(path, exc):
     return "unreadable" if isinstance(exc, OSError) else None
 
 
+#: The one way ``check`` opens a file (:func:`..pathfacts.open_regular`), and what
+#: :func:`read_regular` says of one it does not read.
+open_regular, kind_of = pathfacts.open_regular, pathfacts.kind_of
+MISSING, NOT_REGULAR = pathfacts.MISSING, pathfacts.NOT_REGULAR
+
+
+def read_regular(path, limit=READ_LIMIT):
+    """``(bytes, stat, None)`` or ``(None, stat or None, why)``: a file that is not a
+    startup file (a module, its bytecode, a record, dpkg's lists, ``pyvenv.cfg``) read
+    by :func:`..pathfacts.read_regular`, never blocking, at most ``limit`` bytes."""
+    return pathfacts.read_regular(path, limit)
+
+
+def read_text(path, limit=READ_LIMIT):
+    """``(text, None)`` of the UTF-8 file ``path`` (:func:`read_regular`), its line ends
+    ``\n`` (as ``open()`` reads text), or ``(None, why)``: not a regular file, too large,
+    unreadable or not UTF-8."""
+    data, _st, why = read_regular(path, limit)
+    if data is None:
+        return None, why
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, _error_text(exc)
+    return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text), None
+
+
 def _read_raw(path):
-    """``(bytes or None, facts, why)`` of a startup file, or None (nothing there).  A
-    regular file is opened ``O_NONBLOCK`` and checked again on its descriptor, then read
-    up to :data:`READ_LIMIT` whatever its size says (``/proc``); a FIFO, socket, device
-    or directory is never opened."""
+    """``(bytes or None, facts, why)`` of a startup file, or None (nothing there): opened
+    by :func:`open_regular` (a FIFO, socket, device or directory is never opened), then
+    read up to :data:`READ_LIMIT` whatever its size says (``/proc``)."""
     facts = Facts()
+    fd, st, exc = pathfacts.open_regular(path)
+    if fd is None:
+        if exc is not None:
+            facts.file_type = _unopened(path, exc)
+            why = "cannot be read (%s)" % (getattr(exc, "strerror", None) or exc)
+            return (None, facts, why) if facts.file_type else None
+        facts.file_type = _FILE_TYPES.get(st.st_mode & _S_IFMT, "unreadable")
+        return None, facts, "not a regular file"
     try:
-        kind = os.stat(path).st_mode & _S_IFMT
-        fd = None if kind in _FILE_TYPES else os.open(path, os.O_RDONLY | getattr(
-            os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
-    except (OSError, ValueError) as exc:
-        facts.file_type = _unopened(path, exc)
-        why = "cannot be read (%s)" % (getattr(exc, "strerror", None) or exc)
-        return (None, facts, why) if facts.file_type else None
-    try:
-        if fd is not None:
-            st = os.fstat(fd)
-            kind = st.st_mode & _S_IFMT
-        if kind != _S_IFREG:
-            facts.file_type = _FILE_TYPES.get(kind, "unreadable")
-            return None, facts, "not a regular file"
-        data = None if st.st_size > READ_LIMIT else _read_all(fd)
+        data = None if st.st_size > READ_LIMIT else pathfacts.read_all(fd, READ_LIMIT, st.st_size)
         if data is None:  # over the limit (or grown past it since the fstat)
             facts.size = max(st.st_size, os.fstat(fd).st_size, READ_LIMIT + 1)
         elif data and not st.st_size:  # /proc, /sys: made at each read, by the reader
@@ -213,20 +238,7 @@ def _read_raw(path):
         facts.file_type = "unreadable"
         return None, facts, "cannot be read (%s)" % (exc.strerror or exc)
     finally:
-        if fd is not None:
-            os.close(fd)
-
-
-def _read_all(fd):
-    """The file's bytes, or None: more than :data:`READ_LIMIT`."""
-    chunks, total = [], 0
-    while total <= READ_LIMIT:
-        chunk = os.read(fd, READ_LIMIT + 1 - total)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-    return None
+        os.close(fd)
 
 
 def _error_text(exc):
@@ -302,11 +314,9 @@ def _skips_dot_files(site):
     Its source is read once per process."""
     key = getattr(site, "__file__", None)
     if key not in _DOTS:
-        try:
-            with open(site.__file__, encoding="utf-8") as f:
-                _DOTS[key] = 'startswith(".")' in f.read()
-        except (OSError, TypeError, AttributeError, UnicodeDecodeError):  # no source
-            _DOTS[key] = sys.version_info >= (3, 13)
+        text = read_text(key)[0] if isinstance(key, str) else None
+        _DOTS[key] = 'startswith(".")' in text if text is not None else \
+            sys.version_info >= (3, 13)  # no source
     return _DOTS[key]
 
 

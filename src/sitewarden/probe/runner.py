@@ -244,7 +244,7 @@ class _Bundle:
 
 
 def _private_cache():
-    from ..facts import private_cache  # imports only os (bytecode written: see _load_runtime)
+    from ..facts import private_cache  # imports os, pathfacts (bytecode written: _load_runtime)
 
     return private_cache
 
@@ -253,12 +253,11 @@ def _checked_bytecode(ext, marshal, source):
     """The code in ``source``'s timestamp-checked bytecode file when it matches the
     source's modification time and size, else None."""
     try:
-        with open(ext.cache_from_source(source), "rb") as f:
-            data = f.read()
+        data = _private_cache().read(ext.cache_from_source(source), private=False)
         st = os.stat(source)
     except OSError:
         return None
-    if data[:16] != _bytecode_header(ext, st):
+    if data is None or data[:16] != _bytecode_header(ext, st):
         return None
     return marshal.loads(data[16:])
 
@@ -300,19 +299,14 @@ def _cache_vendored_bytecode():
 def _write_bytecode(ext, marshal, path):
     """``path``'s timestamp-checked bytecode, where importing it would look (PEP 552)."""
     st = os.stat(path)
-    with open(path, "rb") as f:
-        code = compile(f.read(), path, "exec", dont_inherit=True)
-    data = _bytecode_header(ext, st) + marshal.dumps(code)
+    source = _private_cache().read(path, private=False)
+    if source is None:
+        return
+    data = _bytecode_header(ext, st) + marshal.dumps(compile(source, path, "exec",
+                                                             dont_inherit=True))
     cached = ext.cache_from_source(path)
     os.makedirs(os.path.dirname(cached), exist_ok=True)
-    tmp = "%s.%d.tmp" % (cached, os.getpid())
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, cached)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    _private_cache().write(cached, data, 0o666)  # beside it, renamed; the umask applies
 
 
 class _StdlibFirst:

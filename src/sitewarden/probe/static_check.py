@@ -124,14 +124,11 @@ def _module_file(path):
 
 def _version(origin):
     """``__version__`` as ``sitewarden/__init__.py`` at ``origin`` assigns it, or None."""
-    try:
-        with open(origin, encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("__version__ = "):
-                    value = line.partition("=")[2].strip()
-                    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-                        return value[1:-1]
-                    return None
-    except (OSError, UnicodeError):
-        pass
+    text = reader.read_text(origin)[0] if isinstance(origin, str) else None
+    for line in (text or "").splitlines():
+        if line.startswith("__version__ = "):
+            value = line.partition("=")[2].strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                return value[1:-1]
+            return None
     return None
