@@ -95,10 +95,6 @@ def _write_report(outcome):
     Path(stem + ".txt").write_text(outcome.message())
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "the prover does not yet see everything that runs (opt-2 bytecode, utf-7 sources, a "
-    "shadowed standard library module, computed site.addsitedir...) and check's JSON has no "
-    "module_files: see the list with --runxfail or SITEWARDEN_ORACLE_REPORT=DIR"))
 @pytest.mark.parametrize("param", TARGETS)
 def test_startup_oracle(param):
     """Every planted case does no more than check's verdict says (see the module
