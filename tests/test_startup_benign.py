@@ -10,7 +10,8 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 
 - setuptools 80.9.0: ``distutils-precedence.pth``, a known template (``__import__``);
 - pytest-cov 6.3.0 (the last line with a ``.pth``): ``pytest-cov.pth``, ``exec`` of a
-  literal importing ``pytest_cov.embed`` when ``COV_CORE_SOURCE`` is set;
+  literal importing ``pytest_cov.embed`` when ``COV_CORE_SOURCE`` is set, a known template
+  (the line and its modules pinned per release);
 - coverage-enable-subprocess 1.0 (with coverage 7.10.6, its pure wheel, so the import
   resolves): ``exec`` of a literal calling ``coverage.process_startup()``;
 - future-fstrings 1.2.0: ``aaaaa_future_fstrings.pth``, ``exec`` of a literal registering
@@ -22,10 +23,13 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 
 Each of those files is listed with its distribution as owner, verified against the
 RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (a template,
-or ``distribution-startup-code``, info); a normal start runs them all without a word on
-stderr, and each visibly did its job.  A ``.pth`` of the user's holding coverage's
-documented line is the coverage template (coverage's own module runs it), and Debian's
-own startup files draw nothing above ``low``.
+or ``distribution-startup-code``, info), but for two the prover cannot prove harmless, each
+said as such (``unproven-startup-code``): future-fstrings' codec registration (the call
+into ``encodings`` and the methods it cannot resolve named) and pdbpp's hijack of ``pdb``
+(medium: its directory ahead of the standard library's, ``pdb`` named); a normal start
+runs them all without a word on stderr, and each visibly did its job.  A ``.pth`` of the
+user's holding coverage's documented line is the coverage template (coverage's own module
+runs it), and Debian's own startup files draw nothing above ``low``.
 
 Then venvs of the same python: one per setuptools release of :data:`SETUPTOOLS` with its
 ``distutils-precedence.pth`` and an editable install setuptools serves with its finder
@@ -231,8 +235,25 @@ def test_real_distributions_startup_files_are_not_flagged(bare_target):
         owner = files[path]["owner"]
         assert owner["kind"] == "distribution" and _norm(owner["distribution"]) == name, judged
         assert owner["verified"] is True, judged
+    # What the prover cannot prove of two of them is said, at its own severity:
+    # future-fstrings registers a codec (a call into encodings, methods of values of no
+    # known type), pdbpp puts its own pdb ahead of the standard library's.
+    judged_by_rules = {_norm(n): p for p, n in ours.items()
+                       if _norm(n) in ("future-fstrings", "pdbpp")}
+    fstrings = about(judged_by_rules["future-fstrings"])
+    assert [x["kind"] for x in fstrings if x["severity"] in BAD] == [
+        "unproven-startup-code"], fstrings
+    (unproven,) = [x for x in fstrings if x["kind"] == "unproven-startup-code"]
+    said = "\n".join(unproven["unproven"])
+    assert "calls encodings.search_function" in said and \
+        "the audit cannot resolve what it calls" in said, said
+    (hijack,) = [x for x in about(judged_by_rules["pdbpp"]) if x["severity"] in BAD]
+    assert (hijack["kind"], hijack["severity"]) == ("unproven-startup-code", "medium"), hijack
+    assert any("ahead of the standard library on sys.path: its pdb replaces" in r
+               for r in hijack["unproven"]), hijack
     bad = ["%s %s %s: %s" % (x["severity"], x["kind"], x.get("file"), x["message"])
-           for p in sorted(ours) for x in about(p) if x["severity"] in BAD]
+           for p in sorted(ours) for x in about(p) if x["severity"] in BAD
+           and p not in judged_by_rules.values()]
     assert not bad, "\n".join(bad) + "\n\n" + judged
     print(judged)  # shown with -s / -rP
 
@@ -375,28 +396,44 @@ def _rebuilt(whl: Path, out: Path, edit: Dict[str, bytes]) -> Path:
     return out
 
 
+#: A payload spliced into pytest-cov's exec literal, after ``init()`` (never run: behind
+#: ``0 and``, and only with ``COV_CORE_SOURCE`` set).
+SPLICE = (b"  init()\\n", b"  init()\\n  0 and os.system(\\'true\\')\\n")
+
+
 @pytest.mark.parametrize("bare_target", _targets(), indirect=True)
 def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_target):
-    """coverage's documented line and pytest-cov's ``.pth`` in a venv with a real, recent
-    coverage.py (pinned: ``template_digests.COVERAGE``): coverage's own ``exec``/``eval``
-    and processes are excused, nothing above ``low``.  The same release with one module
-    changed by its wheel (a RECORD of its own vouching for it): no longer pinned, judged as
-    any code is: the line is high (``dangerous-startup-code``), never the template."""
+    """coverage's documented line and pytest-cov's ``.pth`` (its template: the line and its
+    modules pinned per release, ``template_digests.PYTEST_COV``) in a venv with a real,
+    recent coverage.py (pinned: ``template_digests.COVERAGE``): coverage's own
+    ``exec``/``eval`` and processes are excused, nothing above ``low``.  The same release
+    with one module changed by its wheel (a RECORD of its own vouching for it): no longer
+    pinned, judged as any code is: the line is high (``dangerous-startup-code``), never the
+    template, and coverage's own ``a1_coverage.pth`` calling into it is unproven (high);
+    pytest-cov's template holds (coverage is none of its own).  pytest-cov's wheel with a
+    payload spliced into its line (its RECORD rewritten to match): not the template, high."""
     t = bare_target
     real = pure_wheel(*COVERAGE)
+    cov = pure_wheel(*PYTEST_COV)
     t.tmp.chmod(0o755)
-    kinds = {"pinned": real}
+    kinds = {"pinned": (real, cov)}
     platform = wheel(*COVERAGE)  # the running Python's: its C tracer, pinned per wheel
     if "-cp%d%d-" % t.version[:2] in platform.name:
-        kinds["platform"] = platform
+        kinds["platform"] = (platform, cov)
     with zipfile.ZipFile(real) as z:
         version = z.read("coverage/version.py") + b"\n# rebuilt\n"
-    kinds["changed"] = _rebuilt(real, t.tmp / real.name, {"coverage/version.py": version})
-    for kind, whl in kinds.items():
+    kinds["changed"] = (_rebuilt(real, t.tmp / real.name, {"coverage/version.py": version}),
+                        cov)
+    with zipfile.ZipFile(cov) as z:
+        line = z.read("pytest-cov.pth")
+    assert line.count(SPLICE[0]) == 1, line
+    kinds["spliced"] = (real, _rebuilt(cov, t.tmp / cov.name, {
+        "pytest-cov.pth": line.replace(*SPLICE)}))
+    for kind, (whl, cov_whl) in kinds.items():
         venv = t.tmp / ("cov-" + kind)
         assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
         python = str(venv / "bin" / "python")
-        _pip_in(t, python, "install", str(whl), str(pure_wheel(*PYTEST_COV)))
+        _pip_in(t, python, "install", str(whl), str(cov_whl))
         site = next(venv.glob("lib/python3*/site-packages"))
         t.put(site / COVERAGE_PTH, data=b"import coverage; coverage.process_startup()\n")
         proc = t.run([python, "-c", "import coverage; print(coverage.__version__)"])
@@ -406,17 +443,25 @@ def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_targ
                  if f["path"].startswith(str(venv))}
         assert files[COVERAGE_PTH]["owner"]["kind"] is None, judged
         assert files["pytest-cov.pth"]["owner"]["verified"] is True, judged
+        high = {(os.path.basename(x["file"]), x["kind"]) for x in report["findings"]
+                if x["severity"] == "high" and x.get("file")}
+        if kind == "spliced":
+            assert files[COVERAGE_PTH]["template"] == "coverage.py process_startup", judged
+            assert files["pytest-cov.pth"]["template"] is None, judged
+            assert high == {("pytest-cov.pth", "dangerous-startup-code")}, judged
+            continue
+        assert files["pytest-cov.pth"]["template"] == "pytest-cov subprocess support", judged
         if kind != "changed":
             assert files[COVERAGE_PTH]["template"] == "coverage.py process_startup", judged
             assert not _bad(report), "\n".join(_bad(report)) + "\n\n" + judged
             continue
         assert files[COVERAGE_PTH]["template"] is None, judged
-        high = {(os.path.basename(x["file"]), x["kind"]) for x in report["findings"]
-                if x["severity"] == "high" and x.get("file")}
         assert (COVERAGE_PTH, "dangerous-startup-code") in high, judged
         # pytest-cov's line imports pytest_cov.embed only when asked (its exec literal):
-        # read one step, it does nothing of coverage's, as coverage's own a1_coverage.pth
-        assert not [x for x in high if x[0] != COVERAGE_PTH], judged
+        # read one step, it does nothing of coverage's, its template holds.  coverage's own
+        # a1_coverage.pth calls into the changed coverage: judged, unproven (high).
+        assert ("a1_coverage.pth", "unproven-startup-code") in high, judged
+        assert not [x for x in high if x[0] not in (COVERAGE_PTH, "a1_coverage.pth")], judged
 
 
 # --------------------------------------------- editable loaders other build backends generate
@@ -455,8 +500,11 @@ def test_editable_loaders_of_build_backends_are_templates(bare_target):
     pdm-backend (its ``editables`` backend), scikit-build-core (its redirecting loader,
     a CMake project of no language) and meson-python (its loader, which rebuilds with
     ninja on import) build, in a venv of Debian 12's python: each startup
-    file is its template (generated form, author per ``WHEEL``), nothing above ``low``; the
-    loader with a payload appended is judged as code: high."""
+    file is its template (generated form, author per ``WHEEL``), nothing above ``low``
+    (``editables`` itself, which the bootstrap runs, a pinned release:
+    ``template_digests.EDITABLES``); the loader with a payload appended is judged as code:
+    high; so is ``editables`` with its ``__init__.py`` changed by its wheel (a RECORD of its
+    own vouching for it): no longer pinned, what it does is unproven (high)."""
     t = bare_target
     venv = t.tmp / "backends"
     assert t.python("-m", "venv", "--without-pip", str(venv)).returncode == 0
@@ -504,3 +552,21 @@ def test_editable_loaders_of_build_backends_are_templates(bare_target):
     high = [x for x in report["findings"] if x["severity"] == "high"
             and "swr_skb_edit" in (x.get("file") or "")]
     assert {x["kind"] for x in high} >= {"dangerous-startup-code"}, judged
+    # editables with a module changed (a comment: same code), its RECORD rewritten to
+    # match: not a pinned release, its code judged as any code is
+    real = pure_wheel(*[w for w in BACKENDS if w[0] == "editables"][0])
+    with zipfile.ZipFile(real) as z:
+        init = z.read("editables/__init__.py") + b"\n# rebuilt\n"
+    changed = _rebuilt(real, t.tmp / real.name, {"editables/__init__.py": init})
+    _pip_in(t, python, "install", "--force-reinstall", str(changed))
+    assert (site / "editables" / "__init__.py").read_bytes() == init
+    report, judged = _venv_report(t, python)
+    files = {f["path"]: f for f in report["startup"]["files"]}
+    for name in ("swr-hatch-edit", "swr-pdm-edit"):
+        (pth,) = [p for p in files if p.startswith(str(site)) and
+                  name.replace("-", "_") in p and p.endswith(".pth")]
+        assert files[pth]["owner"]["verified"] is True, judged
+        high = [x for x in report["findings"] if x["severity"] == "high"
+                and x.get("file") == pth]
+        assert [x["kind"] for x in high] == ["unproven-startup-code"], judged
+        assert any("editables/__init__.py" in r for r in high[0]["unproven"]), high

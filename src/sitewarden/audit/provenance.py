@@ -16,9 +16,9 @@ import sys
 
 from .. import _swallowed, settings
 from ..facts import distinfo, distribution, integrity, owners, private_cache, reader
-from ..facts.reader import READ_LIMIT, site_dirs
+from ..facts.reader import site_dirs
 from ..facts.startup_records import Owner
-from . import line_checks, own_runtime, template_digests, templates
+from . import line_checks, own_runtime, pinned, template_digests, templates
 
 #: The sitecustomize hook's block (``cli.deployed.BLOCK_BEGIN``; detect cannot import cli).
 SITEWARDEN_BLOCK = "# >>> sitewarden guard >>>"
@@ -216,9 +216,11 @@ def _template(f, forms):
         origins = [line_checks.module_origin(m) for m in modules]
         if not all(origins):
             return None, set()
-        own = _own(origins, f.modules)
-        pinned = sorted(m for m in own if not _cached_for(m, own))
-        if not AUTHORS[name](f, pinned, forms):
+        parents = _parents(modules, origins)
+        own = _own(origins, f.modules) | parents | {
+            m for m in f.modules if _cached_for(m, parents)}
+        sources = sorted(m for m in own if not _cached_for(m, own))
+        if not AUTHORS[name](f, sources, forms):
             return None, set()
         own = {m for m in own if m.endswith(".py") or _cached_for(m, own)
                or _pinned_binary(f, m)}  # what is not source is excused only when pinned
@@ -241,6 +243,19 @@ def _own(origins, modules):
     return own
 
 
+def _parents(names, origins):
+    """The ``__init__.py`` of each package holding a dotted module the lines import
+    (``pytest_cov``'s, of ``pytest_cov.embed``): importing the module runs them, whether
+    the reading followed them or not, so they are the template's own files too."""
+    out = set()
+    for name, origin in zip(names, origins):
+        directory = os.path.dirname(origin)
+        for _ in range(name.count(".")):
+            out.add(os.path.join(directory, "__init__.py"))
+            directory = os.path.dirname(directory)
+    return out
+
+
 def _cached_for(path, sources):
     """Is ``path`` the ``__pycache__`` bytecode of one of ``sources``?  The reader keeps
     such a file only when it is its source's compiled code (:func:`.modules.read`)."""
@@ -253,17 +268,19 @@ def _cached_for(path, sources):
 
 def _pinned_tool(f, path):
     """Is the module file ``path`` (run by ``f``'s code, beyond any template's own files)
-    exactly a known tool's pinned content, with that tool as its verified owner: a module of
-    a pinned coverage.py release (:func:`_coverage_pinned`), setuptools' pinned
-    ``_distutils_hack``?  Its capabilities are then that tool's, excused."""
+    exactly a known tool's pinned content, with that tool as its verified owner: a module in
+    the package of a pinned release of a tool of :data:`.pinned.PACKAGES` (coverage.py,
+    ``editables``: :func:`.pinned.release`), setuptools' pinned ``_distutils_hack``?  Its
+    capabilities are then that tool's, excused."""
     o = f.modules.get(path)
     if o is None or not o.trusted():
         return False
-    if _coverages(o):
-        return _coverage_pinned(o) and (path.endswith(".py") or _cached_for(
-            path, f.modules) or _pinned_binary(f, path))
+    tool = pinned.tool(o)
+    if tool is not None:
+        return pinned.in_package(o, tool, path) and pinned.release(o, tool) and (
+            path.endswith(".py") or _cached_for(path, f.modules) or _pinned_binary(f, path))
     return _setuptools(o) and os.path.basename(os.path.dirname(path)) == "_distutils_hack" \
-        and _digest(path) in template_digests.DISTUTILS_HACK  # no other module is hashed
+        and pinned.digest(path) in template_digests.DISTUTILS_HACK  # no other module is hashed
 
 
 def _pinned_binary(f, path):
@@ -273,16 +290,6 @@ def _pinned_binary(f, path):
     o = f.modules.get(path)
     return o is not None and o.trusted() and _coverages(o) and \
         o.expected in template_digests.COVERAGE_TRACER
-
-
-def _digest(path):
-    """sha256 (hex) of the module file ``path``, or None."""
-    data, _why = integrity._content(path)
-    h = integrity._hasher("sha256") if data is not None else None
-    if h is None:
-        return None
-    h.update(data)
-    return h.hexdigest()
 
 
 def _same_owner(f, module_owner):
@@ -302,7 +309,7 @@ def _distutils(f, files, forms):
     """setuptools' (Debian's python3-setuptools, or the distribution setuptools), its
     modules each one of ``_distutils_hack``'s pinned files, shipped by the same owner."""
     return _setuptools(f.owner) and all(
-        _digest(m) in template_digests.DISTUTILS_HACK and _same_owner(f, f.modules.get(m))
+        pinned.digest(m) in template_digests.DISTUTILS_HACK and _same_owner(f, f.modules.get(m))
         for m in files)
 
 
@@ -341,10 +348,10 @@ def _virtualenv(f, files, forms):
     a virtual environment whose ``pyvenv.cfg`` names its author (virtualenv, or uv, which
     writes its own copy), and its module is that author's pinned ``_virtualenv.py``."""
     author = None if f.owner.claimed() or not f.site_dir else _venv_author(f.site_dir)
-    pinned = {"virtualenv": template_digests.VIRTUALENV,
-              "uv": template_digests.UV_VIRTUALENV}.get(author)
-    return pinned is not None and all(
-        os.path.dirname(m) == f.site_dir and _digest(m) in pinned for m in files)
+    pins = {"virtualenv": template_digests.VIRTUALENV,
+            "uv": template_digests.UV_VIRTUALENV}.get(author)
+    return pins is not None and all(
+        os.path.dirname(m) == f.site_dir and pinned.digest(m) in pins for m in files)
 
 
 #: The build backends that generate each editable loader: ``(its module name's test, the
@@ -366,7 +373,8 @@ def _loader(f, files, forms):
 def _editables(f, files, forms):
     """The bootstrap module ``editables`` writes (:func:`.templates.editables_bootstrap`)
     in a wheel hatchling or pdm-backend built, with its ``.pth``: one RECORD for both.
-    ``editables`` itself is code beyond it, judged as any code is."""
+    ``editables`` itself is code beyond it: excused when it is a pinned release's
+    (:func:`_pinned_tool`), else judged as any code is."""
     return bool(files) and _built_by(f, files, lambda m: ("hatchling", "pdm-backend")) and \
         all(_forms(forms, m)[1] == "editables" for m in files)
 
@@ -413,59 +421,42 @@ def _coverage(f, files, forms):
 
 def _coverages(owner):
     """Is ``owner`` coverage.py, verified: the distribution coverage, or Debian's package?"""
-    return owner.trusted() and (
-        (owner.kind == "distribution" and settings.canonical(owner.distribution) == "coverage")
-        or (owner.kind == "dpkg" and owner.package == "python3-coverage"))
-
-
-_coverage_digests = {}  # metadata directory -> its pure-Python content's digest, this check
+    return pinned.tool(owner) == "coverage"
 
 
 def _coverage_pinned(owner):
-    """Is the coverage.py ``owner`` (verified) a pinned release
-    (:data:`.template_digests.COVERAGE`): the sha256 over the sorted ``path hash`` rows its
-    record has for the ``.py`` files of ``coverage/`` (the distribution's RECORD, or the
-    Debian package's ``md5sums``)?  Each module read was verified against that record, so
-    what runs is the pinned content."""
-    key = owner.metadata if owner.kind == "distribution" else owner.package
-    if not key:
+    """Is the coverage.py ``owner`` (verified) a pinned release (:func:`.pinned.release`)?"""
+    return pinned.release(owner, "coverage")
+
+
+def _pytest_cov(f, files, forms):
+    """pytest-cov's ``pytest-cov.pth``, installed by the distribution pytest-cov with what
+    its line runs (``pytest_cov/embed.py``, and its package's ``__init__.py``), each where
+    that RECORD has it, each verified against it (read or not: :func:`_verified_by`), and
+    the RECORD's rows for the three a pinned release's
+    (:func:`.pinned.pytest_cov_release`): the line and its modules, byte for byte, of one
+    release.  What ``embed.init()`` reaches beyond (coverage) is judged as its own."""
+    o = f.owner
+    if not (o.trusted() and o.kind == "distribution" and f.dist is not None and o.metadata
+            and settings.canonical(o.distribution or "") == "pytest-cov"):
         return False
-    if key not in _coverage_digests:
-        _coverage_digests[key] = _record_digest(owner.metadata, "coverage/") \
-            if owner.kind == "distribution" else _md5sums_digest(owner.package, "coverage/")
-    return _coverage_digests[key] in template_digests.COVERAGE
+    site = os.path.dirname(o.metadata.rstrip(os.sep))
+    own = [os.path.join(site, *name.split("/")) for name in pinned.PYTEST_COV_FILES]
+    return f.path == own[0] and sorted(files) == own[1:] and all(
+        _verified_by(f, m) for m in files) and pinned.pytest_cov_release(o.metadata)
 
 
-def _md5sums_digest(package, top):
-    """As :func:`_record_digest`, from the Debian ``package``'s ``md5sums`` (the rows
-    under ``usr/lib/python3/dist-packages/``: ``path md5``), or None."""
-    rows, base = [], "usr/lib/python3/dist-packages/"
-    for name in integrity._md5sums_names(package, integrity.DPKG_INFO):
-        data = integrity.read_list(name) or b""
-        for line in data.decode("utf-8", "surrogateescape").splitlines():
-            md5, _sep, path = line.partition("  ")
-            if path.startswith(base + top) and path.endswith(".py"):
-                rows.append((path[len(base):], md5))
-    return _rows_digest(sorted(rows))
-
-
-def _record_digest(metadata, package):
-    """sha256 (hex) over the sorted ``path sha256=...`` rows of the ``.py`` files under
-    ``package`` in the RECORD of ``metadata``, or None."""
-    text = reader.read_text(os.path.join(metadata, "RECORD"), 4 * READ_LIMIT)[0]
-    if text is None:
-        return None
-    return _rows_digest(sorted(
-        tuple(row[:2]) for row in (line.rsplit(",", 2) for line in text.splitlines())
-        if len(row) == 3 and row[0].startswith(package) and row[0].endswith(".py")))
-
-
-def _rows_digest(rows):
-    h = integrity._hasher("sha256") if rows else None
-    if h is None:
-        return None
-    h.update("".join("%s %s\n" % (p, d) for p, d in rows).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
+def _verified_by(f, path):
+    """Is the module file ``path`` verified against ``f``'s own RECORD: read (its owner
+    checked then, :func:`_module_owner`), else checked now (a package's ``__init__.py``
+    that importing its module runs, which the reading did not follow)?"""
+    if path in f.modules:
+        return _same_owner(f, f.modules[path])
+    try:
+        return integrity.verify_record(f.dist, path).verified is True
+    except Exception:
+        _swallowed("checking %s against its RECORD" % (path,))
+        return False
 
 
 def _sitewarden(f, files, forms):
@@ -486,7 +477,8 @@ def _sitewarden(f, files, forms):
 AUTHORS = {templates.DISTUTILS: _distutils, templates.EDITABLE: _editable,
            templates.NSPKG: _nspkg, templates.VIRTUALENV: _virtualenv,
            templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden,
-           templates.LOADER: _loader, templates.EDITABLES: _editables}
+           templates.LOADER: _loader, templates.EDITABLES: _editables,
+           templates.PYTEST_COV: _pytest_cov}
 
 
 def _text(path):

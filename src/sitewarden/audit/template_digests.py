@@ -7,9 +7,10 @@ setuptools wheels on PyPI (49.6 to 84.2) and Debian 12's, 13's and sid's python3
 generates (:func:`.templates.masked_form` of ``_FINDER_TEMPLATE`` rendered, sha256 of the
 form); virtualenv's ``_virtualenv.py`` from its wheels on PyPI (20.0 to 21.15: the file is
 copied as it is), and uv's copy, from the venvs each uv release on PyPI made (0.4 to 0.13,
-one release a minor version); coverage.py's pure-Python content (:data:`COVERAGE`).  A
-version missing here makes its files plain code, judged as any code is, never a wrong
-excuse.  Imports nothing.
+one release a minor version); coverage.py's pure-Python content (:data:`COVERAGE`),
+``editables``' (:data:`EDITABLES`), pytest-cov's ``.pth`` with the modules its line runs
+(:data:`PYTEST_COV`).  A version missing here makes its files plain code, judged as any
+code is, never a wrong excuse.  Imports nothing.
 """
 
 #: ``_distutils_hack/__init__.py`` and ``override.py``: setuptools versions, Debian's.
@@ -322,6 +323,103 @@ COVERAGE_TRACER = frozenset((
     "sha256=xNWPa33KnhP-RYXTz2K0ibFQATpwjXL-IzoiKvNdc-o",
     "sha256=zLGqGdXOtOhF2u8q-eg-Az9n98RA1h5Uz0URMeKLhFM",
 ))
+
+
+#: ``editables``' package per release (hatchling's and pdm-backend's editable installs run
+#: it: their bootstrap imports ``editables.redirector``, which runs ``editables/__init__.py``),
+#: as :data:`COVERAGE`: sha256 over the sorted rows ``"editables/x.py sha256=<urlsafe b64,
+#: unpadded>\n"`` of each ``.py`` file under ``editables/``.  Every release on PyPI (0.1 to
+#: 0.6): ``pip download --no-deps editables==X``, then those rows from each wheel's files,
+#: sorted, joined, hashed.
+EDITABLES = {
+    "4ccddf5840cf333d71180a7040b3964fcab224e223185fe158bf0b90f412b053":
+        "editables 0.1",
+    "ee6763a13b11bee9a813fe39dd81d521f5fcb41f89d5b4497a6382004c75afde":
+        "editables 0.2",
+    "00e2065ce5087af6dd1a0209cd1036ff0666ef33a3255769d39415aefa0fe84b":
+        "editables 0.3",
+    "8d27f7f47fcc54bc0f346b3920a8af62eeacf142b0c38363fd170fec9a3f984e":
+        "editables 0.4",
+    "4cc789bff21383f461881ce9c4a818fad8c7b5185d8eaad303c865e31256c839":
+        "editables 0.5",
+    "2f8d5231e7691c5ff5d3172198a43d7d77d217ce0bdc52bc1322511d45f77be5":
+        "editables 0.6",
+}
+
+
+#: pytest-cov's subprocess support per release: sha256 over the sorted rows ``"path
+#: sha256=<urlsafe b64, unpadded>\n"`` of ``pytest-cov.pth`` (its line, one of
+#: :data:`.templates.PYTEST_COV_LINES`), ``pytest_cov/__init__.py`` and
+#: ``pytest_cov/embed.py`` (what the line runs), the rows a RECORD pip writes holds for them:
+#: the line and its modules, each byte for byte, of one release.  Every release shipping the
+#: ``.pth``, 2.0.0 to 6.3.0 (7.0 ships none): ``pip download --no-deps --only-binary=:all:
+#: pytest-cov==X``, then those three rows from each wheel's files, sorted, joined, hashed.
+PYTEST_COV = {
+    "a05f8c686727d12f127a0e548fac722c691afc1065827940cb4c48054ecc9849":
+        "pytest-cov 2.0.0",
+    "752cacad46a9b7e3dbf36110ffa7046dce7af33403ecb9ec99dd54f10d7b435a":
+        "pytest-cov 2.1.0",
+    "12f81c7e05e339a9aaf6497eea98be51e3ad9ca36755cd3fef9ef21e204ab9c9":
+        "pytest-cov 2.2.0",
+    "b271ae54add8496804d6525c6da27ee9e175380ec29d97c2330f7c9a93ffcbd4":
+        "pytest-cov 2.2.1",
+    "e63b57fc18feeebc065889c2238d72bc0ff538f4b233012eb94da9119e36e170":
+        "pytest-cov 2.3.0",
+    "a9c0b7774d51263728cceb7b7b4d0ccad0dce5f5fa66a2840850873f29d5f70b":
+        "pytest-cov 2.3.1",
+    "cb185606aae1144c5baa171de15157335e836dbc042b20c4f8f9f17ef8dcd9fa":
+        "pytest-cov 2.4.0",
+    "e8a4d28534be60afae810cadf7c635a48db8d91ead6e36d72b16e8f1cd51e5f6":
+        "pytest-cov 2.5.0",
+    "12c55f888f08c8fc9bf5b3c6527448b3cab5e73a6f979e84d4664bbb963bb048":
+        "pytest-cov 2.5.1",
+    "8493893fbf5b4fa8f2f6e08ab346e63cf5cfdef1138ee63e0e1cbf1b612a6318":
+        "pytest-cov 2.6.0",
+    "e4c9f93859dc1951ae7b5876b36764ed76448b451ab3b457f0f921c211ed8cf5":
+        "pytest-cov 2.6.1",
+    "7d8be4f5bb83eb8f1fe926b62d31f0cbded7842878311e442aacd2d8f3034afa":
+        "pytest-cov 2.7.0",
+    "f655c1d99e9da340bf0e9822fef8fa21d368e062ce99f2d1f79d15e2874d01c3":
+        "pytest-cov 2.7.1",
+    "1c9608eb9abd33343c794e10d69961ec48ed0e5a75965647b4d46571db42ae1a":
+        "pytest-cov 2.8.0",
+    "94102ecc310d74a522bff1d294888b93d97971678e24b1bcdcd00602125b74be":
+        "pytest-cov 2.8.1",
+    "fa7103ef2bca1981d7a167a75ee0ecd537a13dba9f0d17071edfba0ea7f0f46d":
+        "pytest-cov 2.9.0",
+    "3a032a150106c5f2c13aca1393d1851347f64698e1e8d21381cda44d3304afce":
+        "pytest-cov 2.10.0",
+    "aa4084f2cdcc60ae0ec78e3c627e35bdac46246701ea66cb9e9c1f449f1ea7d3":
+        "pytest-cov 2.10.1",
+    "806c1c47b6990b37f894fc735f4600cb73182206681e8a534cdfdcca17d8588c":
+        "pytest-cov 2.11.0",
+    "d3c767e7b2d7cb14b6500e0feb227578c115224f1047673c9d77abe6bcc56af0":
+        "pytest-cov 2.11.1",
+    "7a5d642cbf8e512c43d619919145d7891dc2bd12735c4d78960d0413c768516d":
+        "pytest-cov 2.12.0",
+    "3f5faa787d6cb5bd85b5c70fe55bd9b4a46bdaeb5aa401c5b93a955146c44d9c":
+        "pytest-cov 2.12.1",
+    "1791d120b68c9d6ac3decad02fd2f7798ccd2342398a0e99afc588a36a0f90fe":
+        "pytest-cov 3.0.0",
+    "d4e43cdecf0e59e5969f374776c087705f3682f37d1fe6365d8851dfb1d04eae":
+        "pytest-cov 4.0.0",
+    "b780b3972b2fb0e16d3ab409fb3ba169cda698697a4ab12e4e26bca1721591f5":
+        "pytest-cov 4.1.0",
+    "ff865dfce7b4069ac213b48333c5ba384ab7aeab1172d8003cef1b1dde9eef2e":
+        "pytest-cov 5.0.0",
+    "cf04c26b54ae1a3fa520c5aebea2026f6482b3f8ef7c73736e97bbedcfc88ac6":
+        "pytest-cov 6.0.0",
+    "e064cd59c5bb91bc3f0df80d7d3bb6eddfaf2ff36734fb0d5d55b96a55b2b291":
+        "pytest-cov 6.1.0",
+    "c3e16eb1db51d7f194f4a1e0a6db2d1df594a9dabadcd3bc6c886b06ce033b02":
+        "pytest-cov 6.1.1",
+    "0d565705d0c0fd6b9ebaa6d97a7dc47dee327cba6e3b7ed4e1668ae4548f5e19":
+        "pytest-cov 6.2.0",
+    "1456f9f6f4d38cc393ae4be302f9a4a44d2a4d575544e95a724bb1cb8f966f7e":
+        "pytest-cov 6.2.1",
+    "fbd6c91eae7670b143c271babf1bd2c927532785574d5866df7717c60a2c3cf6":
+        "pytest-cov 6.3.0",
+}
 
 
 #: scikit-build-core's and meson-python's editable loaders, data masked

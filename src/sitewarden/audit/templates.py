@@ -1,14 +1,15 @@
 """Which known template a startup file is: its exact content, written by its author.
 
-A template (setuptools' ``distutils-precedence.pth``, an editable install's finder,
-setuptools' namespace-package lines, virtualenv's, coverage's, sitewarden's own hook) is
-code whose effect is known.  Naming a file after one, splicing a payload into its line,
-or shipping it with a payload module in a wheel whose RECORD vouches for both, must buy
-nothing: a RECORD proves a file is unchanged since it was installed, never that it is
-benign.  So a file is a template only when every line of it is the template's (:func:`match`,
-whitespace runs normalised) and every module its lines run is the template's own content
-(pinned per upstream version in :mod:`.template_digests`), and its author is the tool that
-writes it (:mod:`.provenance` checks the owners).  Imports nothing.
+A template (setuptools' ``distutils-precedence.pth``, an editable install's finder or
+loader, setuptools' namespace-package lines, virtualenv's, coverage's, pytest-cov's,
+sitewarden's own hook) is code whose effect is known.  Naming a file after one, splicing a
+payload into its line, or shipping it with a payload module in a wheel whose RECORD vouches
+for both, must buy nothing: a RECORD proves a file is unchanged since it was installed,
+never that it is benign.  So a file is a template only when every line of it is the
+template's (:func:`match`, whitespace runs normalised) and every module its lines run is
+the template's own content (pinned per upstream version in :mod:`.template_digests`), and
+its author is the tool that writes it (:mod:`.provenance` checks the owners).  Imports
+nothing.
 """
 
 #: The guard's hook lines (``hooks/sitewarden.pth``, ``hooks/sitewarden.start``).
@@ -24,10 +25,12 @@ COVERAGE = "coverage.py process_startup"
 SITEWARDEN = "sitewarden"
 LOADER = "editable install loader"
 EDITABLES = "editables redirector"
+PYTEST_COV = "pytest-cov subprocess support"
 
 #: The templates whose own modules are pinned content: matched, they excuse what their own
 #: code does (coverage's: a pinned release's whole package); what runs beyond is judged.
-EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, COVERAGE, SITEWARDEN, LOADER, EDITABLES)
+EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, COVERAGE, SITEWARDEN, LOADER, EDITABLES,
+         PYTEST_COV)
 
 _DISTUTILS = ("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
               "'%s') == 'local'; enabled and __import__('_distutils_hack').add_shim();")
@@ -38,6 +41,23 @@ _NSPKG = ("import sys, types, os;has_mfs = sys.version_info > (3, 5);p = os.path
           "importlib.machinery.PathFinder.find_spec(%(pkg)r, [os.path.dirname(p)])));m = m or "
           "%(old)ssys.modules.setdefault(%(pkg)r, types.ModuleType(%(pkg)r));mp = (m or []) and "
           "m.__dict__.setdefault('__path__',[]);(p not in mp) and mp.append(p)%(multi)s")
+
+#: pytest-cov's ``pytest-cov.pth`` lines (2.0.0 to 2.3.1, 2.4.0, 2.5.0 to 6.3.0; 7.0 ships
+#: none): ``exec`` of a literal that imports ``pytest_cov.embed`` and calls its ``init()``
+#: when ``COV_CORE_SOURCE`` is set.  Each release's, byte for byte with its modules:
+#: :data:`.template_digests.PYTEST_COV`.
+_PYTEST_COV_HEAD = (r"import os, sys;exec('if \'COV_CORE_SOURCE\' in os.environ:\n try:\n  "
+                    r"from pytest_cov.embed import init\n  init()\n except ")
+_PYTEST_COV_OLD = (r':\n  sys.stderr.write(\n   "Failed to setup coverage."\n   "Sources: '
+                   r'{[COV_CORE_SOURCE]!r}"\n   "Config: {[COV_CORE_CONFIG]!r}"\n   '
+                   r'"Exception: {!r}\\n".format(os.environ, exc))\n' + "')")
+PYTEST_COV_LINES = (
+    _PYTEST_COV_HEAD + "ImportError" + _PYTEST_COV_OLD,
+    _PYTEST_COV_HEAD + "ImportError as exc" + _PYTEST_COV_OLD,
+    _PYTEST_COV_HEAD + r'Exception as exc:\n  sys.stderr.write(\n   "pytest-cov: Failed to '
+    r'setup subprocess coverage. "\n   "Environ: {0!r} "\n   "Exception: {1!r}\\n".format('
+    r"\n    dict((k, v) for k, v in os.environ.items() if k.startswith(\'COV_CORE\')),\n    "
+    r"exc\n   )\n  )\n')")
 
 
 def normalised(line):
@@ -57,6 +77,13 @@ def _editable(line):
           and module.isidentifier() and tail in (module + ".install()",
                                                  module + ".install();"))
     return module if ok else None
+
+
+def _pytest_cov(line):
+    return "pytest_cov.embed" if line in _PYTEST_COV_NORMALISED else None
+
+
+_PYTEST_COV_NORMALISED = frozenset(normalised(x) for x in PYTEST_COV_LINES)
 
 
 def _nspkg(line):
@@ -123,6 +150,7 @@ TEMPLATES = (
     (VIRTUALENV, lambda n: n == "_virtualenv.pth", _exact("import _virtualenv", "_virtualenv")),
     (COVERAGE, lambda n: n.endswith(".pth") and "coverage" in n,
      _exact("import coverage; coverage.process_startup()", "coverage")),
+    (PYTEST_COV, lambda n: n == "pytest-cov.pth", _pytest_cov),
     (LOADER, lambda n: n.endswith(".pth") and _skbuild(n[:-4]), _imports(_skbuild)),
     (LOADER, lambda n: n.endswith(".start") and _skbuild(n[:-6]),
      _entry("entrypoint", _skbuild)),
