@@ -22,10 +22,11 @@ sits in a function never called, or behind ``0 and``):
   that nobody vouches for: medium (``looks_like``), as under any other name.
 
 And a RECORD proves "unchanged since installed", never "benign": wheels built here (named
-setuptools, coverage and others, ``WHEEL`` naming setuptools as generator) ship each
-template's exact startup file (distutils-precedence, coverage, editable finder, virtualenv,
-nspkg, sitewarden's hook) beside a payload module their own RECORD lists: each is high,
-none a template, and ``check --fail-on high`` fails (Debian's targets and a hermetic one).
+setuptools, coverage, pytest-cov and others, ``WHEEL`` naming setuptools as generator) ship
+each template's exact startup file (distutils-precedence, coverage, pytest-cov, editable
+finder, virtualenv, nspkg, sitewarden's hook) beside a payload module their own RECORD
+lists: each is high, none a template, and ``check --fail-on high`` fails (Debian's targets
+and a hermetic one).
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ import pytest
 from harness.spread import ROTATED, spread, target_params
 from harness.wheels import wheel
 from sitewarden.audit.template_digests import EDITABLE_FINDER, EDITABLE_LOADER
-from sitewarden.audit.templates import LOADER_CALLS, masked_form, meson_command_ok
+from sitewarden.audit.templates import (
+    LOADER_CALLS,
+    PYTEST_COV_LINES,
+    masked_form,
+    meson_command_ok,
+)
 
 NEVER = "def _never():\n    import os\n    os.system('true')\n"
 NET = "def process_startup():\n    pass\n\ndef _never():\n    import urllib.request\n" \
@@ -167,8 +173,8 @@ NSPKG_LINE = (
     "m.__dict__.setdefault('__path__',[]);(p not in mp) and mp.append(p)\n")
 #: (wheel name, {file: text}): each template's exact startup file, with a payload module
 #: of its own that its RECORD lists (so verified).  Named for the template's author where
-#: a wheel can be: setuptools, coverage; WHEEL says setuptools generated each one but the
-#: editable loaders' (:data:`GENERATORS`: their backends).
+#: a wheel can be: setuptools, coverage, pytest-cov; WHEEL says setuptools generated each
+#: one but the editable loaders' (:data:`GENERATORS`: their backends).
 SHAPES = (
     ("setuptools", {
         "distutils-precedence.pth": (
@@ -178,6 +184,10 @@ SHAPES = (
     ("coverage", {
         "zz-swr-evil-coverage.pth": "import coverage; coverage.process_startup()\n",
         "coverage/__init__.py": "def process_startup():\n    pass\n\n" + RUN}),
+    ("pytest-cov", {  # pytest-cov 6.3.0's exact line, its embed module a payload
+        "pytest-cov.pth": PYTEST_COV_LINES[-1] + "\n",
+        "pytest_cov/__init__.py": "",
+        "pytest_cov/embed.py": "def init():\n    pass\n\n" + RUN}),
     ("swr-evil", {
         "__editable__.swr_evil-1.0.pth": "import %s; %s.install()\n" % ((SHAPE_FINDER,) * 2),
         SHAPE_FINDER + ".py": "MAPPING = {'swr_evil': '/nonexistent'}\n\n"
