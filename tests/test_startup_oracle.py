@@ -150,8 +150,8 @@ def _severity_rank(severity):
 
 
 @pytest.mark.xfail(strict=False, reason=(
-    "the prover calls pytest-cov's and future-fstrings' benign .pth lines high (methods of "
-    "values of unknown type)"))
+    "the prover calls future-fstrings' benign .pth line high (a call into encodings, methods "
+    "of values of unknown type); pytest-cov's is its template"))
 def test_real_tools_get_right_reasons(make_hermetic):
     """Real wheels that ship startup files (``harness.real_tools.QUICK``), installed with
     their RECORD in a hermetic target: each file's worst finding lies between the tool's
