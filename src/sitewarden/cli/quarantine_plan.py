@@ -90,7 +90,8 @@ class Plan:
         payload = {startup}
         packages = [owner.package] if owner.kind == "dpkg" else []
         dists = []
-        for module in modules:
+        cached = [m for m in modules if _source(m)]  # bytecode goes with its source alone
+        for module in [m for m in modules if not _source(m)]:
             if self.stdlib(module):
                 continue
             if module in dpkg:
@@ -110,6 +111,10 @@ class Plan:
                     dists.append(dist)  # what made a package's file dangerous: all of it
             self.add(module, "module")
             payload.add(module)
+        for module in cached:
+            if _source(module) in payload:
+                self.add(module, "module")
+                payload.add(module)
         if shipped and self.moves:
             self.leave((startup, "what the Debian package %s ships (it matches dpkg's "
                               "md5sums): what it runs goes" % owner.package))
@@ -344,13 +349,17 @@ def _runs(f: StartupFile) -> set[str]:
     return out
 
 
+def _source(path: str) -> str | None:
+    """The source file whose bytecode ``path`` is (``__pycache__/NAME.TAG.pyc``), or None."""
+    if not path.endswith(".pyc") or os.path.basename(os.path.dirname(path)) != "__pycache__":
+        return None
+    return os.path.join(os.path.dirname(os.path.dirname(path)),
+                        os.path.basename(path).split(".")[0] + ".py")
+
+
 def _derived(path: str, listed: set[str]) -> bool:
     """Is ``path`` the bytecode of a module the same distribution lists?"""
-    if not path.endswith(".pyc") or os.path.basename(os.path.dirname(path)) != "__pycache__":
-        return False
-    source = os.path.join(os.path.dirname(os.path.dirname(path)),
-                          os.path.basename(path).split(".")[0] + ".py")
-    return source in listed
+    return _source(path) in listed
 
 
 def _rows(dist: Distribution) -> dict[str, tuple[str, str]] | None:
