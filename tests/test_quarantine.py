@@ -221,3 +221,54 @@ def test_the_install_reports_fix_runs_as_printed(guarded_target, tmp_path):
     assert _runs(t) == 0, "the fix ran the payload"
     assert not t.exists(pth) and not t.exists(t.local_dir / "swq_payload-1.0.dist-info")
     assert not _about(_report(t), file=pth)
+
+
+def test_quarantine_refuses_what_it_cannot_do_safely(make_hermetic):
+    """Refused, exit 2, nothing moved: a finding no move fixes, a quarantine directory
+    that is a link; ``--restore`` refused, nothing put back, when a quarantined copy
+    changed or its place holds other content; ``--list`` names each quarantine."""
+    from harness.interpreters import pyenv_interpreters
+
+    t = make_hermetic(pyenv_interpreters()[-1])
+    plant(t)
+    pth = "%s/%s" % (t.local_dir, PTH)
+    report = _report(t)
+    (finding,) = _about(report, kind="dangerous-startup-code", file=pth)
+    (unguarded,) = _about(report, kind="guard-not-active")
+    env = _quarantine_env(t)
+
+    proc = t.cli("quarantine", unguarded["id"], "--python", t.executable, env=env)
+    assert proc.returncode == 2 and "not fixed by moving files" in proc.stderr, proc.stderr
+    link = t.tmp / "elsewhere"
+    link.mkdir(mode=0o700)
+    (t.tmp / "linked").symlink_to(link)
+    proc = t.cli("quarantine", finding["id"], "--python", t.executable,
+                 env={"SITEWARDEN_QUARANTINE_DIR": str(t.tmp / "linked")})
+    assert proc.returncode == 2 and "not a directory only this user may enter" in \
+        proc.stderr, proc.stderr
+    assert t.exists(pth) and not list(link.iterdir())
+
+    proc = t.cli("quarantine", finding["id"][:8], "--python", t.executable, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listed = t.cli("quarantine", "--list", env=env)
+    assert listed.returncode == 0 and "%s (dangerous-startup-code) of %s, " % (
+        finding["id"][:12], t.executable) in listed.stdout and pth in listed.stdout, listed
+    where = Path(re.search(r"undo: sitewarden quarantine --restore (\S+)", proc.stdout)
+                 .group(1))
+    record = json.loads((where / "record.json").read_text())
+    (kept,) = [f for f in record["files"] if f["path"] == pth]
+    stored = where / kept["stored"]
+    data = stored.read_bytes()
+    stored.write_bytes(data + b"# changed in the quarantine\n")
+    proc = t.cli("quarantine", "--restore", str(where), env=env)
+    assert proc.returncode == 2 and "is not what was moved" in proc.stderr, proc.stderr
+    assert not t.exists(pth) and not t.exists(t.local_dir / "swq_payload")
+    stored.write_bytes(data)
+    t.put(Path(pth), data=b"import os\n")
+    proc = t.cli("quarantine", "--restore", finding["id"][:8], env=env)
+    assert proc.returncode == 2 and "exists now with other content" in proc.stderr, proc.stderr
+    assert t.read_bytes(Path(pth)) == b"import os\n"
+    t.put(Path(pth), kind="absent")
+    proc = t.cli("quarantine", "--restore", finding["id"][:8], env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert t.read_bytes(Path(pth)) == b"import swq_payload\n"
