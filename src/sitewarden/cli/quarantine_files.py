@@ -330,16 +330,17 @@ def _set_facts(fd: int, facts: FileFacts) -> None:
     os.utime(fd, ns=(facts.atime_ns, facts.mtime_ns))
 
 
-def _remove_empty(dirs: list[str], keep: set[str]) -> list[RemovedDirectory]:
+def _remove_empty(dirs: list[str], keep: set[str], roots: set[str]) -> list[RemovedDirectory]:
     """Remove the directories in ``dirs`` (and their parents) left empty, deepest first,
-    never one of ``keep`` nor one outside them; what they were, for ``--restore``."""
+    only below one of ``roots`` and never one of ``keep``; what they were, for
+    ``--restore``."""
     removed = []
     todo = sorted(set(dirs), key=lambda d: (-d.count(os.sep), d))
     seen = set()
     while todo:
         directory = os.path.normpath(todo.pop(0))
         if directory in seen or directory in keep or directory == os.sep or \
-                not any(_under(directory, k) for k in keep):
+                not any(_under(directory, r) for r in roots):
             continue
         seen.add(directory)
         try:

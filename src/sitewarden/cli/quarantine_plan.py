@@ -97,15 +97,15 @@ class Plan:
             if module in dpkg:
                 verdict = integrity.verify_dpkg(dpkg[module], module)
                 if verdict.verified is not False:
-                    self.leave((module, "a file of the Debian package %s" % dpkg[module]))
+                    self.leave(module, "a file of the Debian package %s" % dpkg[module])
                     continue
                 packages.append(dpkg[module])  # changed: apt puts the package's back
             else:
                 dist, vouched = self.module_owner(module)
                 if dist is not None and vouched and not shipped and (
                         owner_dist is None or dist.path != owner_dist.path):
-                    self.leave((module, "a file of %s %s, as its RECORD says: it no "
-                                      "longer runs at startup" % (dist.name, dist.version or "")))
+                    self.leave(module, "a file of %s %s, as its RECORD says: it no longer "
+                               "runs at startup" % (dist.name, dist.version or ""))
                     continue
                 if dist is not None and shipped:
                     dists.append(dist)  # what made a package's file dangerous: all of it
@@ -116,8 +116,8 @@ class Plan:
                 self.add(module, "module")
                 payload.add(module)
         if shipped and self.moves:
-            self.leave((startup, "what the Debian package %s ships (it matches dpkg's "
-                              "md5sums): what it runs goes" % owner.package))
+            self.leave(startup, "what the Debian package %s ships (it matches dpkg's "
+                       "md5sums): what it runs goes" % owner.package)
             packages.remove(owner.package)
         else:
             if self.add(startup, "startup file"):
@@ -132,8 +132,8 @@ class Plan:
         if owner_dist is not None:
             self.remove(owner_dist, payload)
         elif owner.kind == "distribution":
-            self.leave((owner.metadata or "?", "the metadata of %s, which is not "
-                              "where it was" % owner.distribution))
+            self.leave(owner.metadata or "?", "the metadata of %s, which is not where it "
+                       "was" % owner.distribution)
         if packages:
             unique = " ".join(sorted(set(packages), key=packages.index))
             conffile = owner.record == "conffile" and owner.package in packages
@@ -200,7 +200,7 @@ class Plan:
         if any(m.path == path for m in self.moves):
             return False
         if path in self.interpreter:
-            self.leave((path, "the interpreter itself"))
+            self.leave(path, "the interpreter itself")
             return False
         try:
             st = os.lstat(path)
@@ -209,7 +209,7 @@ class Plan:
         except OSError as exc:
             raise UsageError("cannot read %s (%s)" % (path, exc.strerror or exc)) from None
         if stat.S_ISDIR(st.st_mode):
-            self.leave((path, "a directory"))
+            self.leave(path, "a directory")
             return False
         self.moves.append(FileFacts.make(path=path, why=why))
         return True
@@ -226,8 +226,8 @@ class Plan:
             if required:
                 raise UsageError("%s %s cannot be removed by its RECORD: %s" % (
                     dist.name, dist.version or "", why))
-            self.leave((dist.path, "the metadata of %s %s: %s" % (
-                dist.name, dist.version or "", why)))
+            self.leave(dist.path, "the metadata of %s %s: %s" % (
+                dist.name, dist.version or "", why))
             return
         self.dists.append(dist)
         location = dist.location
@@ -245,14 +245,14 @@ class Plan:
             digest, _size = rows[rel]
             parent = os.path.realpath(os.path.dirname(path))
             if not (_under(parent, real_location) or parent == scripts):
-                self.leave((path, "listed by %s's RECORD outside its directory and "
-                                  "the scripts directory" % dist.name))
+                self.leave(path, "listed by %s's RECORD outside its directory and the "
+                           "scripts directory" % dist.name)
                 continue
             if rel in shared:
-                self.leave((path, "listed by another distribution's RECORD too"))
+                self.leave(path, "listed by another distribution's RECORD too")
                 continue
             if path in dpkg:
-                self.leave((path, "a file of the Debian package %s" % dpkg[path]))
+                self.leave(path, "a file of the Debian package %s" % dpkg[path])
                 continue
             if not os.path.lexists(path):
                 continue
@@ -260,7 +260,7 @@ class Plan:
             if path not in payload and not derived and not _under(path, dist.path):
                 verdict = _matches(path, digest, _size)
                 if verdict is not True:
-                    self.leave((path, verdict or "its RECORD gives no hash of it"))
+                    self.leave(path, verdict or "its RECORD gives no hash of it")
                     continue
             self.add(path, "distribution" if path not in payload else "module")
             if path.endswith(".py") and any(m.path == path for m in self.moves):
@@ -278,9 +278,9 @@ class Plan:
                 for name in sorted(names):
                     self.add(os.path.join(walked, name), "distribution")
 
-    def leave(self, item: tuple[str, str]) -> None:
-        """``(path, why)``: a file that stays, and why (said, and in the record)."""
-        self.left.append(Left.make(path=item[0], why=item[1]))
+    def leave(self, path: str, why: str) -> None:
+        """A file that stays, and why (said, and in the record)."""
+        self.left.append(Left.make(path=path, why=why))
 
     def said(self) -> list[str]:
         return ["  left %s: %s" % (x.path, x.why) for x in self.left]
@@ -310,7 +310,8 @@ class Plan:
                 move.state = "moved"
                 moved += 1
                 dirs.append(os.path.dirname(move.path))
-            record.directories = _remove_empty(dirs, self.keep_dirs())
+            roots = self.roots()
+            record.directories = _remove_empty(dirs, roots | self.kept(), roots)
         except BaseException:
             with contextlib.suppress(OSError):
                 if moved:  # what was moved stays restorable: --restore DIR
@@ -323,12 +324,17 @@ class Plan:
         os.close(fd)
         return directory
 
-    def keep_dirs(self) -> set[str]:
-        keep = set(self.entries) | set(self.sites)
+    def roots(self) -> set[str]:
+        """The directories below which emptied directories are removed: the site
+        directories, the distributions' and the scripts directory (never ``/etc``...)."""
+        roots = set(self.sites) | {d.location for d in self.dists}
         if self.target.scripts:
-            keep.add(self.target.scripts)
-        keep |= {d.location for d in self.dists}
-        return {os.path.normpath(k) for k in keep}
+            roots.add(self.target.scripts)
+        return {os.path.normpath(r) for r in roots if r and r != os.sep}
+
+    def kept(self) -> set[str]:
+        """Directories never removed, empty or not: every ``sys.path`` entry."""
+        return {os.path.normpath(e) for e in self.entries}
 
     def record(self) -> QuarantineRecord:
         return QuarantineRecord.make(
