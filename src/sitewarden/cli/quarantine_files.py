@@ -37,9 +37,10 @@ FILES = "files"
 #: The record's format (``format`` in ``record.json``).
 FORMAT = 1
 #: The findings whose file ``quarantine`` takes out of every start (:mod:`.quarantine_plan`).
-STARTUP_KINDS = ("dangerous-startup-code", "unowned-startup-code", "distribution-startup-code",
-                 "startup-file-modified", "startup-module-modified", "startup-line-fails",
-                 "startup-file-undecodable", "startup-file-too-large", "startup-file-special")
+STARTUP_KINDS = ("dangerous-startup-code", "unproven-startup-code", "unowned-startup-code",
+                 "distribution-startup-code", "startup-file-modified",
+                 "startup-module-modified", "startup-line-fails", "startup-file-undecodable",
+                 "startup-file-too-large", "startup-file-special", "unread-startup-code")
 #: The findings whose winning copy's distribution it removes.
 SHADOW_KINDS = ("shadowed-module", "hidden-namespace")
 #: A distribution's metadata files that its RECORD lists without a hash.
