@@ -14,12 +14,27 @@ Real apt and dpkg in the debootstrapped roots (the fixtures and helpers of
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from pathlib import Path
 
 import test_deb
 from harness.dists import make_dist
-from test_deb import PYTHONS, VERSION, apt, need_dpkg_deb, ours, run
+from harness.printed import runs_as_printed
+from test_deb import (
+    PATH,
+    PYTHONS,
+    VERSION,
+    apt,
+    distro_debs,
+    need_dpkg_deb,
+    ours,
+    put_in_apt_cache,
+    pythons,
+    run,
+)
+from test_quarantine import FIX, MODULE
 
 #: test_deb's fixtures: a namespace over each root (``ns``), this checkout's package (``debs``).
 ns = test_deb.ns
@@ -31,15 +46,16 @@ SUSPECT = ("sitewarden: startup files of the packages this apt run changed are n
 
 
 def tiny_deb(out: Path, module: str, version: str = "1.0", arch: str = "all",
-             pth: str | None = None) -> Path:
+             pth: str | None = None, body: str | None = None) -> Path:
     """``python3-<module>``: one module and its metadata in the distro directory, as
     Debian ships them (a dist-info without installer or record); ``Multi-Arch: same``
     when ``arch`` is not ``all`` (dpkg then names its ``.list`` ``<package>:<arch>``);
-    ``pth``: the text of a ``<module>.pth`` it ships too."""
+    ``pth``: the text of a ``<module>.pth`` it ships too; ``body``: the module's text."""
     need_dpkg_deb()
     name = "python3-" + module
     stage = out / ("stage-%s-%s" % (module, version))
-    make_dist(stage / DISTRO, module, version, installer=None, record=False)
+    make_dist(stage / DISTRO, module, version, None if body is None else {
+        module + ".py": body}, installer=None, record=False)
     if pth is not None:
         (stage / DISTRO / (module + ".pth")).write_text(pth)
     (stage / "DEBIAN").mkdir()
@@ -129,3 +145,90 @@ def test_apt_hook_reports_what_apt_changed_never_a_future_dated_list(ns, debs, t
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ("sitewarden: debug: sitewarden.cli.dpkg_hook.main failed (OSError: boom); "
             "skipped: the apt hook's report") in proc.stderr, proc.stdout + proc.stderr
+
+
+def _count(counter: Path) -> int:
+    return len(counter.read_text().splitlines()) if counter.exists() else 0
+
+
+def _check(namespace, python: str, cli=None) -> dict:
+    proc = run(namespace, [*(cli or ["sitewarden"]), "check", "--python", python, "--json"])
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_the_hooks_fixes_run_as_printed(ns, debs, tmp_path):
+    """The apt hook's fixes, each run as printed with no terminal and stdin closed, with
+    the package's own ``/usr/bin/sitewarden``: a shadow's removes the local copy whole and
+    leaves the distro's as it was; the one for a dangerous ``.pth`` a package ships takes
+    it out of every start, and its payload runs zero more times."""
+    tmp_path.chmod(0o777)
+    counter = tmp_path / "counter"
+    swfix = tiny_deb(tmp_path, "swfix")
+    swpay = tiny_deb(tmp_path, "swpay", pth="import swpay\n", body=MODULE % str(counter))
+    apt(ns, "install", str(debs[VERSION]))
+    local = ns.local_dir.as_posix()
+    shadow(ns, tmp_path, "swfix", local)
+    proc = apt(ns, "install", str(swfix), str(swpay))
+    text = "\n".join(ours(proc))
+    assert _count(counter) == 0, text  # the hook's probes run nothing of it
+    assert run(ns, ["python3", "-c", "pass"]).returncode == 0 and _count(counter) == 1
+
+    # The shadow's fix (python3's local directory: the interpreter whose it is).
+    fixes = re.findall(r"^    fix: (.+)$", text, re.M)
+    assert fixes == ["sitewarden quarantine %s --python /usr/bin/python%s" % (
+        FIX.match(fixes[0]).group(1), PYTHONS[ns.release][0])], text
+    assert all(FIX.fullmatch(f) for f in fixes), fixes
+    distro = {name: ns.read_bytes("/%s/%s" % (DISTRO, name))
+              for name in ("swfix.py", "swfix-1.0.dist-info/METADATA")}
+    done = runs_as_printed(ns, fixes[0], {"PATH": PATH}, shim=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not ns.exists(local + "/swfix.py") and not ns.exists(local + "/swfix-2.0.dist-info")
+    assert {name: ns.read_bytes("/%s/%s" % (DISTRO, name)) for name in distro} == distro
+    for python in pythons(ns):
+        assert not [f for f in _check(ns, python)["findings"] if f.get("module") == "swfix"]
+
+    # The .pth's fix, from the lines about the startup files this run changed.
+    suspect = text[text.index(SUSPECT):]
+    commands = re.findall(r"\((sitewarden quarantine [0-9a-f]{12} --python \S+)\)", suspect)
+    assert len(set(commands)) == len(PYTHONS[ns.release]), suspect
+    pth = "/%s/swpay.pth" % DISTRO
+    done = runs_as_printed(ns, commands[0], {"PATH": PATH}, shim=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "is what the Debian package python3-swpay ships" in done.stdout, done.stdout
+    assert _count(counter) == 1, "the fix ran the payload"
+    assert not ns.exists(pth)
+    assert run(ns, ["python3", "-c", "pass"]).returncode == 0 and _count(counter) == 1
+    for python in pythons(ns):
+        assert not [f for f in _check(ns, python)["findings"] if f.get("file") == pth]
+
+
+def test_a_changed_debian_startup_file_is_fixed_as_printed(ns, tmp_path):
+    """python3-setuptools' ``distutils-precedence.pth``, with a payload appended: its
+    fix (the quarantine, then apt's reinstall from its archive, found in apt's cache
+    here: offline) works as printed, the payload never runs (apt's maintainer scripts
+    start python3 normally: by then it is out of every start), the package's file is
+    back; ``--restore`` refuses to overwrite it."""
+    tmp_path.chmod(0o777)
+    counter = tmp_path / "counter"
+    put_in_apt_cache(ns, distro_debs(ns.release, ("python3-setuptools",)))
+    pth = "/%s/distutils-precedence.pth" % DISTRO
+    original = ns.read_bytes(pth)
+    ns.write_bytes(pth, original + b"import os; open(%r, 'a').write('ran\\n')\n" % (
+        str(counter).encode()))
+    assert run(ns, ["python3", "-c", "pass"]).returncode == 0 and _count(counter) == 1
+    (found,) = [f for f in _check(ns, "/usr/bin/python3", ns.cli)["findings"]
+                if f["kind"] == "startup-file-modified" and f.get("file") == pth]
+    command = found["command"]
+    assert command == "sitewarden quarantine %s --python /usr/bin/python3 && apt-get install " \
+        "--reinstall -y python3-setuptools" % found["id"][:12], found
+    done = runs_as_printed(ns, command, {"PATH": PATH})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _count(counter) == 1, "the fix ran the payload"
+    assert ns.read_bytes(pth) == original
+    assert not [f for f in _check(ns, "/usr/bin/python3", ns.cli)["findings"]
+                if f.get("file") == pth and f["severity"] != "info"]
+    undo = runs_as_printed(ns, "sitewarden quarantine --restore %s" % found["id"][:12],
+                           {"PATH": PATH})
+    assert undo.returncode == 2 and "exists now with other content" in undo.stderr, undo
+    assert ns.read_bytes(pth) == original

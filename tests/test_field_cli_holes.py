@@ -340,6 +340,9 @@ def test_schema_page_documents_every_kind_and_key(guarded, cli):
     make_dist(g.local_dir, "swsc-info", "0.2", pkg("swsc_info", "0.2"), installer="pip")
     make_dist(g.local_dir, "swsc-stale", "1.0", {}, installer="pip")
     make_dist(g.distro_dir, "swsc-stale", "0.9", {"swsc_stale.py": ""})
+    # A requirement broken by metadata alone (no shadow causes it): a finding of its own.
+    make_dist(g.distro_dir, "swsc-stalereq", "1.0", {"swsc_stalereq.py": ""},
+              requires=["swsc-stale<1"])
     foreign = g.tmp / "lib" / "python2.7" / "site-packages"
     foreign.mkdir(parents=True)
     env = {"PYTHONPATH": "%s:%s" % (foreign, g.tmp / "missing")}

@@ -5,9 +5,9 @@ private mount namespace, guard not deployed):
   message once between ``status`` and ``check``; ``--fail-on medium`` exits 0 there;
 - a distribution's dangerous ``.pth`` in /usr/local (``fastjsonx 1.0``, its RECORD
   verifying it): labelled by what was checked ("matches its RECORD"), never a bare
-  "verified"; its printed fix (text and JSON) works as printed there: pip needs
-  ``--break-system-packages`` where the marker applies, and it removes the file (on
-  Debian 13 and sid too); no credentials advice without ``reads-credentials`` evidence;
+  "verified"; its printed fix (text and JSON: ``sitewarden quarantine ID``) works as
+  printed there, with no terminal, and removes the file and its distribution (on Debian
+  13 and sid too); no credentials advice without ``reads-credentials`` evidence;
 - fleet JSON: ``host`` and ``time``, a structured ``owner``, a stable ``id`` per finding
   (the same on the next run and in another namespace, a new one once the file changes),
   ``writable-startup-file`` without the same path twice;
@@ -21,6 +21,7 @@ import re
 
 from harness.dists import make_dist
 from harness.guarded import make_guarded
+from harness.printed import runs_as_printed
 from harness.spread import DEBIAN
 from sitewarden.cli.render import Style, render_check_all
 from sitewarden.cli.state import GuardState, Setting, TargetFailure
@@ -47,8 +48,7 @@ def _plant(ns, payload=PAYLOAD):
         make_dist(stage, "fastjsonx", "1.0", {"fastjsonx/__init__.py": "",
                                               "fastjsonx_init.pth": payload + "\n"},
                   installer="pip")
-        # Not the distribution's alone: pip's uninstall moves a directory whose every
-        # file it removes, and this one is a mount point here.
+        # Not the distribution's alone: a file of nobody's beside it stays.
         (stage / "other.txt").write_text("")
     ns.copy_in(build, ns.local_dir)
 
@@ -126,22 +126,19 @@ def test_dangerous_pth_labels_fix_and_ids(debian_ns, tmp_path):
     assert writable and all("path" not in f for f in writable), writable
     ns.chmod(PTH, 0o644)
 
-    # The printed command works as printed here: pip refuses without the override.
+    # The printed command works as printed here, unattended, starting nothing of it.
     command = finding["command"]
-    assert command == "/usr/bin/python3 -m pip uninstall --break-system-packages fastjsonx"
+    assert command == "sitewarden quarantine %s --python /usr/bin/python3" % finding["id"][:12]
     assert command in finding["message"] and command in text
-    runs_as_printed(ns, command)
+    _runs_as_printed(ns, command)
     assert not ns.exists(PTH)
     assert not _dangerous(json.loads(_check(ns, "--json").stdout))
 
 
-def runs_as_printed(ns, command):
-    """``command`` (an uninstall) does it as printed; without its override, pip refuses."""
-    bare = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c",
-                   command.replace(" --break-system-packages", "")], input="y\n")
-    assert bare.returncode != 0 and "externally-managed-environment" in bare.stderr, bare
-    proc = ns.run(["env", "-u", "PIP_NO_INPUT", "sh", "-c", command], input="y\n")
+def _runs_as_printed(ns, command):
+    proc = runs_as_printed(ns, command, {"SITEWARDEN_QUARANTINE_DIR": str(ns.tmp / "q")})
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fastjsonx 1.0 is uninstalled" in proc.stdout, proc.stdout
 
 
 def test_credentials_advice_only_with_credential_evidence(debian_ns):
@@ -176,8 +173,7 @@ def test_startup_lines_and_the_check_all_summary(debian_ns):
 
 
 def test_the_printed_uninstall_works_as_printed_on_13_and_sid(root_ns):
-    """Debian 13's and sid's pythons, their own pip (python3-pip): the same fix, as
-    printed, is taken there, and pip refuses it without the override."""
+    """Debian 13's and sid's pythons: the same fix, as printed, is taken there."""
     ns = root_ns
     _plant(ns)
     pth = "%s/fastjsonx_init.pth" % ns.local_dir
@@ -185,7 +181,8 @@ def test_the_printed_uninstall_works_as_printed_on_13_and_sid(root_ns):
     (finding,) = [f for f in report["findings"] if f["kind"] == "dangerous-startup-code"
                   and f["file"] == pth]
     command = finding["command"]
-    assert command == "%s -m pip uninstall --break-system-packages fastjsonx" % ns.executable
+    assert command == "sitewarden quarantine %s --python %s" % (finding["id"][:12],
+                                                               ns.executable)
     assert command in _check(ns).stdout
-    runs_as_printed(ns, command)
+    _runs_as_printed(ns, command)
     assert not ns.exists(pth)

@@ -57,7 +57,7 @@ def test_few_string_keys_are_left():
 #: Every module that defines records (imported so that ``Record``'s subclasses are known).
 RECORD_MODULES = ("sitewarden.facts.records", "sitewarden.detect.layout",
                   "sitewarden.facts.startup_records",
-                  "sitewarden.cli.state")
+                  "sitewarden.cli.state", "sitewarden.cli.quarantine_files")
 
 
 def _record_classes() -> list[type]:

@@ -273,14 +273,16 @@ def test_check_files_field_shapes_high_and_the_benign_set_not(make_hermetic):
         assert finding["owner"] == {"kind": "distribution", "distribution": "swr-cap-" + name,
                                     "version": "1.0", "verified_against": "RECORD"}, finding
         assert finding["lines"] == [1]
-        # The marker applies there: pip takes the uninstall only with the override.
-        assert finding["command"] == "%s -m pip uninstall --break-system-packages swr-cap-%s" % (
-            t.executable, name)
+        # Its fix: the quarantine of the file with its distribution, never a pip start.
+        assert finding["command"] == "sitewarden quarantine %s --python %s" % (
+            finding["id"][:12], t.executable)
         assert finding["command"] in finding["message"] and path in finding["message"]
         assert not [x for x in about(path) if x["kind"] == "distribution-startup-code"]
     nobody = str(local / "swr-cap-nobody.pth")
     (finding,) = [x for x in about(nobody) if x["kind"] == "dangerous-startup-code"]
-    assert finding["command"] is None and "remove %s" % nobody in finding["message"]
+    assert finding["command"] == "sitewarden quarantine %s --python %s" % (
+        finding["id"][:12], t.executable), finding
+    assert "no package installed it" in finding["message"], finding
     assert "subprocess.Popen" in finding["message"], finding
 
     benign_paths = [str(local / (n.replace("-", "_") + ".pth")) for n in benign] + [

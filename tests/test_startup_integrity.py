@@ -138,7 +138,8 @@ def _changed_module_is_found(t) -> None:
     assert changed["severity"] == "high" and changed["path"] == HACK, changed
     assert changed["owner"] == {"kind": "dpkg", "package": "python3-setuptools",
                                 "verified_against": None}, changed  # it does not match
-    assert changed["command"] == "apt install --reinstall python3-setuptools", changed
+    assert changed["command"] == "sitewarden quarantine %s --python %s && apt-get install " \
+        "--reinstall -y python3-setuptools" % (changed["id"][:12], t.executable), changed
     assert changed["expected"] == _md5(stock_module), changed
     t.write_bytes(module, stock_module)
 
@@ -171,8 +172,9 @@ def test_debian_startup_files_verify_and_tampering_is_found(debian_dpkg):
         (found,) = _about(report, DP, "startup-file-modified")
         assert found["severity"] == "high", found
         assert found["owner"]["package"] == "python3-setuptools", found
-        assert found["command"] == "apt install --reinstall python3-setuptools", found
-        assert "apt install --reinstall python3-setuptools" in found["message"], found
+        assert found["command"] == "sitewarden quarantine %s --python %s && apt-get " \
+            "install --reinstall -y python3-setuptools" % (found["id"][:12], t.executable)
+        assert found["command"] in found["message"], found
         assert _md5(original) in found["message"] and _md5(data) in found["message"], found
         assert found["conffile"] is False, found
         assert not [x for x in _about(report, DP) if x["kind"] != "startup-file-modified"]
@@ -188,8 +190,11 @@ def _conffile_and_planted(report, text: str, sc, conf_text: bytes) -> None:
     (changed,) = _about(report, sc[0]["path"], "startup-file-modified")
     assert changed["severity"] == "medium" and changed["conffile"] is True, changed
     assert "changed by the administrator" in changed["message"], changed
-    assert changed["command"] == (
-        "apt install --reinstall -o Dpkg::Options::=--force-confask %s"
+    # The conffile out of every start, then the package's own back (confmiss: dpkg
+    # installs a missing conffile without asking).
+    assert changed["command"].startswith("sitewarden quarantine %s --python " % (
+        changed["id"][:12])) and changed["command"].endswith(
+        " && apt-get install --reinstall -y -o Dpkg::Options::=--force-confmiss %s"
         % sc[0]["owner"]["package"]), changed
     owner = _file(report, sc[0]["path"])["owner"]
     assert owner["verified"] is False and owner["record"] == "conffile", owner
@@ -269,9 +274,8 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
     assert found["severity"] == "high" and found["path"] == str(module), found
     assert (found["owner"]["distribution"], found["expected"]) == (
         "swr-integ-ok", _record_hash(stock))
-    assert found["command"] == (
-        "%s -m pip install --break-system-packages --force-reinstall --no-deps "
-        "swr-integ-ok==1.0" % t.executable)  # the marker applies there
+    assert found["command"] == "sitewarden quarantine %s --python %s" % (
+        found["id"][:12], t.executable), found
     t.write_bytes(module, stock)
 
     edited = line + PAYLOAD
@@ -285,10 +289,9 @@ def test_a_wheels_pth_is_checked_against_its_record(make_hermetic):
     assert found["kind"] == "startup-file-modified" and found["severity"] == "high", found
     assert (found["owner"]["distribution"], found["owner"]["version"]) == (
         "swr-integ-ok", "1.0"), found
-    assert found["command"] == (
-        "%s -m pip install --break-system-packages --force-reinstall --no-deps "
-        "swr-integ-ok==1.0" % t.executable)  # the marker applies there
-    assert found["command"] in found["message"] and "uninstall" in found["message"], found
+    assert found["command"] == "sitewarden quarantine %s --python %s" % (
+        found["id"][:12], t.executable), found
+    assert found["command"] in found["message"] and "-m pip" not in found["message"], found
     assert _record_hash(edited) in found["message"], found
     assert "%s [swr-integ-ok 1.0, MODIFIED: does not match its RECORD]" % ok in text, text
     assert "%s [claimed by swr-integ-nohash 2.0, unverified]" % nohash in text, text

@@ -398,14 +398,15 @@ class GuardedPython:
         from .static_compare import differences
 
         live = self.live_check(env, cwd)
-        # What the CLI adds: the guard's state, the environment, the host, the time, ids.
+        # What the CLI adds: the guard's state, the environment, the host, the time, ids
+        # (and the fixes that name them: the probe writes a mark in their place).
         static = {k: v for k, v in static.items() if k not in (
             "guard", "environment", "silence_files", "aliases", "host", "time")}
-        static["findings"] = [{k: v for k, v in f.items() if k != "id"}
-                              for f in static["findings"] if f["kind"] not in CLI_FINDINGS]
+        static["findings"] = [_without_id(f) for f in static["findings"]
+                              if f["kind"] not in CLI_FINDINGS]
         if static.get("path"):
             static["path"] = dict(static["path"], findings=[
-                {k: v for k, v in f.items() if k != "id"} for f in static["path"]["findings"]])
+                _without_id(f) for f in static["path"]["findings"]])
         diff = differences(live, static)
         assert not diff, "static and live reports differ:\n" + "\n".join(diff)
 
@@ -419,6 +420,19 @@ class GuardedPython:
         text = self.cli("check", "--python", self.executable, env=env, cwd=cwd)
         assert text.returncode == proc.returncode, text.stderr
         return proc.returncode, json.loads(proc.stdout), text.stdout
+
+
+def _without_id(finding: Dict[str, Any]) -> Dict[str, Any]:
+    """A finding of the CLI's report as the probe made it: no ``id``, the mark where a
+    fix names it (``records.identify``)."""
+    from sitewarden.facts.records import ID_MARK, SHOWN
+
+    short = finding.get("id", "")[:SHOWN]
+    out = {k: v for k, v in finding.items() if k != "id"}
+    for key in ("message", "command"):
+        if short and isinstance(out.get(key), str):
+            out[key] = out[key].replace(short, ID_MARK)
+    return out
 
 
 class HermeticGuarded(GuardedPython):

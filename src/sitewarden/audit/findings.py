@@ -8,10 +8,9 @@ sitewarden's modules.
 import os
 import sys
 
-from .. import _swallowed
-from ..facts import marker, private_cache
+from ..facts import private_cache
 from ..facts.reader import READ_LIMIT
-from ..facts.records import Finding
+from ..facts.records import ID_MARK, Finding
 from . import analysis, capabilities, line_checks, proof_checks, provenance, templates
 
 
@@ -19,38 +18,50 @@ def _short(text, n=80):
     return text if len(text) <= n else text[:n - 3] + "..."
 
 
+def quarantine():
+    """``sitewarden quarantine ID --python EXE`` (the CLI's ``cli/quarantine.py``): moves a
+    startup file, the modules only it runs and the distribution that installed it into a
+    root-only quarantine, without starting this interpreter (``--restore`` puts them
+    back).  The id is :data:`.records.ID_MARK`, put in by the CLI, which computes it."""
+    return "sitewarden quarantine %s --python %s" % (ID_MARK, _executable())
+
+
+def _executable():
+    return sys.executable or "python3"
+
+
+def _apt_reinstall(package, conffile=False):
+    """The Debian package's own files again, from apt's archive (its cache first), never
+    asking: a conffile the quarantine took is missing, which ``confmiss`` puts back."""
+    return "apt-get install --reinstall -y %s%s" % (
+        "-o Dpkg::Options::=--force-confmiss " if conffile else "", package)
+
+
+def _removal(o, conffile=False):
+    """The command that takes a startup file of owner ``o`` out of every start of this
+    interpreter, then puts its owner's own version back: a Debian package's from apt's
+    archive; a distribution's goes whole into the quarantine (its files per its RECORD),
+    nothing to put back; sitewarden's deployment is written again (``install`` starts
+    nothing of the target)."""
+    if o.kind == "sitewarden":
+        return "sitewarden install --python %s" % _executable()
+    if o.kind == "dpkg":
+        return "%s && %s" % (quarantine(), _apt_reinstall(o.package, conffile))
+    return quarantine()
+
+
 def _fix(f):
+    command = _removal(f.owner)
     if f.owner.kind == "dpkg":
-        return ("it belongs to the Debian package %s: reinstall it (apt install --reinstall "
-                "%s), or remove it if it stays broken" % (f.owner.package, f.owner.package))
+        return ("it belongs to the Debian package %s: take it out of every start and "
+                "reinstall the package (%s)" % (f.owner.package, command)), command
     if f.owner.kind == "distribution":
-        return "reinstall it (%s) or uninstall it (%s)" % (
-            _reinstall(f.owner), pip("uninstall", f.owner.distribution))
+        return ("quarantine it with %s, which installed it (%s)" % (
+            f.owner.distribution, command)), command
     if f.owner.kind == "sitewarden":
-        return "deploy sitewarden again (sitewarden install --python %s)" % (
-            sys.executable or "python3")
-    return "remove %s (no package installed it) or correct the line" % f.path
-
-
-def pip(*args):
-    """``PYTHON -m pip ARGS`` as this interpreter takes it: with
-    ``--break-system-packages`` where its PEP 668 marker applies (outside a virtual
-    environment), which pip otherwise refuses (``externally-managed-environment``)."""
-    try:
-        flag = marker.applies()
-    except Exception:
-        _swallowed("whether the marker applies (the command omits "
-                   "--break-system-packages)")
-        flag = False
-    return "%s -m pip %s%s %s" % (sys.executable or "python3", args[0],
-                                  " --break-system-packages" if flag else "",
-                                  " ".join(args[1:]))
-
-
-def _reinstall(o):
-    """The pip command that puts back what the distribution ``o`` installed."""
-    return pip("install", "--force-reinstall", "--no-deps", "%s==%s" % (
-        o.distribution, o.version) if o.version else o.distribution)
+        return "deploy sitewarden again (%s)" % command, command
+    return ("quarantine it (%s: no package installed it) or correct the line" % command,
+            command)
 
 
 def owner_json(o):
@@ -71,45 +82,39 @@ def _modified(f, runs):
     (``verified`` false), or None (a changed conffile that runs no code)."""
     o = f.owner
     where = dict(file=f.path, owner=owner_json(o), expected=o.expected, actual=o.actual)
+    holds = ": every start of this interpreter runs what it holds now" if runs else ""
     if o.kind == "dpkg":
         real = (" (%s)" % f.realpath) if f.realpath != f.path else ""
         if o.record == "conffile":
             if not runs:
                 return None
-            command = "apt install --reinstall -o Dpkg::Options::=--force-confask %s" % (
-                o.package)
+            command = _removal(o, conffile=True)
             return Finding(
                 "startup-file-modified", "medium",
                 "%s%s, a configuration file of the Debian package %s, was changed by the "
                 "administrator (%s): every start of this interpreter runs it as it is now; "
-                "review the change, or restore the package's version (%s)" % (
-                    f.path, real, o.package, o.mismatch, command),
+                "review the change, or take it out of every start and restore the "
+                "package's version (%s)" % (f.path, real, o.package, o.mismatch, command),
                 command=command, conffile=True, **where)
-        command = "apt install --reinstall %s" % o.package
+        command = _removal(o)
         return Finding(
             "startup-file-modified", "high",
-            "%s%s is not what the Debian package %s installed (%s)%s: reinstall the "
-            "package (%s) and find out who changed it" % (
-                f.path, real, o.package, o.mismatch,
-                ": every start of this interpreter runs what it holds now" if runs
-                else "", command),
+            "%s%s is not what the Debian package %s installed (%s)%s: take it out of every "
+            "start and reinstall the package (%s), and find out who changed it" % (
+                f.path, real, o.package, o.mismatch, holds, command),
             command=command, conffile=False, **where)
     if o.kind == "sitewarden":
-        command = "sitewarden install --python %s" % (sys.executable or "python3")
+        command = _removal(o)
         return Finding(
             "startup-file-modified", "high",
             "%s is not what sitewarden deployed (%s)%s: deploy it again (%s) and find out "
-            "who changed it" % (f.path, o.mismatch, ": every start of this interpreter runs "
-                                "what it holds now" if runs else "", command),
+            "who changed it" % (f.path, o.mismatch, holds, command),
             command=command, conffile=False, **where)
-    command = _reinstall(o)
+    command = _removal(o)
     return Finding(
         "startup-file-modified", "high",
-        "%s is not what %s installed (%s)%s: reinstall it (%s) or "
-        "uninstall it (%s), and find out who changed it" % (
-            f.path, o.text(), o.mismatch,
-            ": every start of this interpreter runs what it holds now" if runs else "",
-            command, pip("uninstall", o.distribution)),
+        "%s is not what %s installed (%s)%s: quarantine it with %s (%s), and find out who "
+        "changed it" % (f.path, o.text(), o.mismatch, holds, o.distribution, command),
         command=command, conffile=False, **where)
 
 
@@ -128,9 +133,10 @@ def _failure(f, line, pep829):
                     line.number, f.path, line.error))
         where = dict(file=f.path, line=line.number, text=line.text, error=line.error)
     rest = "" if pep829 or f.kind != "pth" else " (and ignores the rest of the file)"
+    fix, command = _fix(f)
     return Finding("startup-line-fails", "high",
                    "%s: every start of this interpreter prints this error with a traceback%s; "
-                   "%s" % (said, rest, _fix(f)), **where)
+                   "%s" % (said, rest, fix), command=command, **where)
 
 
 #: ``startup-file-special``: the severity and what a start does, by ``file_type``.
@@ -168,13 +174,14 @@ def _file_finding(f):
                        "lines): %s" % (f.path, f.file_type, does), file=f.path,
                        file_type=f.file_type)
     if f.decode_error and (f.error or f.kind == "start"):
+        fix, command = _fix(f)
         return Finding("startup-file-undecodable", "high" if f.error else "medium",
                        "%s cannot be decoded as site reads it (%s): %s; %s" % (
                            f.path, f.decode_error, "every start of this interpreter fails "
                            "(Fatal Python error: Failed to import the site module)" if f.error
                            else "site skips it at every start: its entry points never run, "
-                           "it turns off no .pth import lines", _fix(f)),
-                       file=f.path, error=f.decode_error)
+                           "it turns off no .pth import lines", fix),
+                       file=f.path, error=f.decode_error, command=command)
     if f.size is not None:
         return Finding("startup-file-too-large", "medium",
                        "%s is %d bytes, more than check reads (%d): its lines are neither "
@@ -185,24 +192,29 @@ def _file_finding(f):
 
 
 def _dangerous_fix(f, names):
-    """``(command, words)``: how to be rid of dangerous startup code, by its owner; the
-    credentials advice only where the code reads credentials (``names``)."""
+    """``(command, words)``: how to be rid of dangerous startup code, by its owner, never
+    starting this interpreter (:func:`_removal`); the credentials advice only where the
+    code reads credentials (``names``)."""
     o = f.owner
     rotate = (" (rotate the credentials this user could read)" if "reads-credentials" in names
               else "")
+    command = _removal(o)
     if o.kind == "distribution":
-        command = pip("uninstall", o.distribution)
-        return command, "uninstall %s (%s) and remove %s if it is left behind; then find " \
-            "out what it did%s" % (o.distribution, command, f.path, rotate)
+        return command, "quarantine it with %s (%s: takes them out of every start without " \
+            "starting this interpreter; --restore puts them back); then find out what it " \
+            "did%s" % (o.distribution, command, rotate)
     if o.kind == "dpkg":
-        command = "apt install --reinstall %s" % o.package
-        return command, "no Debian package ships such code: reinstall %s (%s) and find out " \
-            "who changed it" % (o.package, command)
+        if o.verified:  # what the package ships: reinstalling it brings it back
+            return command.partition(" && ")[0], "take it out of every start (%s), then " \
+                "remove %s (apt-get remove %s) or acknowledge it; find out what it did%s" % (
+                    command.partition(" && ")[0], o.package, o.package, rotate)
+        return command, "no Debian package ships such code: take it out of every start and " \
+            "reinstall %s (%s), and find out who changed it%s" % (o.package, command, rotate)
     if o.kind == "sitewarden":
-        return None, "sitewarden ships no such code: remove %s and reinstall sitewarden" % (
-            f.path)
-    return None, "remove %s (no package installed it) and find out who put it there%s" % (
-        f.path, rotate)
+        return command, "sitewarden ships no such code: deploy it again (%s) and find out " \
+            "who changed it" % command
+    return command, "quarantine it (%s: no package installed it) and find out who put it " \
+        "there%s" % (command, rotate)
 
 
 def _said(reasons):
@@ -268,20 +280,23 @@ def _places(f):
 def _module_modified(f, path, o):
     """``startup-module-modified``: a module file ``f``'s lines run that is not what its
     owner ``o`` recorded (its ``.md5sums`` line, its RECORD's hash, sitewarden's deployment
-    record): high, with the fix."""
+    record): high, with the fix (``f`` out of every start, and the module's owner's own
+    version back: :func:`_removal`)."""
     where = dict(file=f.path, path=path, expected=o.expected, actual=o.actual,
                  owner=owner_json(o))
-    if o.kind == "dpkg":
-        command = "apt install --reinstall %s" % o.package
-    elif o.kind == "sitewarden":
-        command = "sitewarden install --python %s" % (sys.executable or "python3")
+    if o.kind == "dpkg":  # both packages' files again when the startup file is another's
+        packages = o.package
+        if f.owner.kind == "dpkg" and f.owner.package != o.package:
+            packages += " " + f.owner.package
+        command = "%s && %s" % (quarantine(), _apt_reinstall(packages))
     else:
-        command = _reinstall(o)
+        command = _removal(o) if o.kind == "sitewarden" else quarantine()
     return Finding(
         "startup-module-modified", "high",
         "%s, a module that %s runs at every start of this interpreter, is not what %s "
-        "installed (%s): every start runs what it holds now; reinstall it (%s) and find "
-        "out who changed it" % (path, f.path, _owner_words(o), o.mismatch, command),
+        "installed (%s): every start runs what it holds now; take them out of every start "
+        "(%s) and find out who changed it" % (path, f.path, _owner_words(o), o.mismatch,
+                                              command),
         command=command, **where)
 
 
@@ -379,7 +394,8 @@ def _unowned(f, what, lines, found=((), ())):
     claim = f.owner.claimed()
     looks = ("; it reads as the %s template, but what it runs or who wrote it is not the "
              "template's: judged as any code is" % f.lookalike if f.lookalike else "")
-    fix = (" (%s)" % _fix(f)) if f.owner.kind == "sitewarden" else ""
+    fix = (" (%s)" % _fix(f)[0]) if f.owner.kind == "sitewarden" else (
+        "; %s takes it out of every start, and --restore puts it back" % quarantine())
     if unproven:
         looks += "; the audit cannot prove it harmless: %s" % "; ".join(
             _short(x, 120) for x in unproven[:3])
@@ -392,7 +408,8 @@ def _unowned(f, what, lines, found=((), ())):
             "package installed it" % (_owner_words(f.owner), f.owner.mismatch)
             if claim else "no package installed it (no Debian package, no "
             "distribution's RECORD lists it)", looks, fix),
-        file=f.path, lines=lines,
+        file=f.path, lines=lines, command=_removal(f.owner) if f.owner.kind == "sitewarden"
+        else quarantine(),
         **({"unproven": unproven, "changes": changes or None} if unproven else {}),
         **({"owner": owner_json(f.owner)} if claim else {}),
         **({"looks_like": f.lookalike} if f.lookalike else {}))

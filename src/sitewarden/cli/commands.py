@@ -36,6 +36,7 @@ examples:
   sitewarden status --python /usr/bin/python3 --json     where is it deployed, is it active
   sitewarden check --python /usr/bin/python3             the interpreter's whole state
   sudo sitewarden acknowledge ID --python /usr/bin/python3  accept finding ID as it is
+  sudo sitewarden quarantine ID --python /usr/bin/python3   remove what finding ID names
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
@@ -124,7 +125,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_audit_parsers(sub, argparse.RawDescriptionHelpFormatter)
     _add_acknowledge_parser(sub, argparse.RawDescriptionHelpFormatter)
+    _add_quarantine_parser(sub, argparse.RawDescriptionHelpFormatter)
     return parser
+
+
+def _add_quarantine_parser(sub: Any, formatter: Any) -> None:
+    p = sub.add_parser(
+        "quarantine", help="take startup code or a shadowing copy out of every start",
+        description="Take what one of check's findings is about out of every start of the\n"
+        "target, without starting it (check's -I -S probe alone): a startup file, the\n"
+        "modules only it runs, and the distribution that installed it (or, for a shadowed\n"
+        "module, the local copy's distribution), whole, as its RECORD vouches for its\n"
+        "files. They move into a directory only root may enter, with a record of each\n"
+        "file (%s/TIME-ID; another user's:\n"
+        "~/.local/state/sitewarden/quarantine; SITEWARDEN_QUARANTINE_DIR: another);\n"
+        "--restore puts them back byte for byte. No pip runs, nothing asks.\n"
+        "exit status: 0 done, 1 nothing to do, 2 refused or usage error." % (
+            "/var/lib/sitewarden/quarantine"),
+        epilog="example:\n  sudo sitewarden quarantine 3f09c2a1d4e5 --python /usr/bin/python3",
+        formatter_class=formatter)
+    p.add_argument("id", metavar="FINDING-ID", nargs="?",
+                   help="the finding's id, as check gives it (or its first 8+ digits)")
+    _add_target_options(p, where=False)
+    p.add_argument("--restore", metavar="DIR|ID",
+                   help="put a quarantine's files back (its directory, or the finding's id: "
+                   "its newest quarantine); refused if a file changed since")
+    p.add_argument("--list", action="store_true", help="list the quarantines")
 
 
 def _add_acknowledge_parser(sub: Any, formatter: Any) -> None:
@@ -397,6 +423,7 @@ def check_data(python: str | None, pending: targets.PendingCheck | None = None) 
     report.environment = status.environment
     report.silence_files = status.silence_files
     report.findings.extend(guard_findings(status, target))
+    report.identify()  # each finding's id, and the fixes that name it, text and JSON alike
     return report
 
 
@@ -427,6 +454,13 @@ def cmd_acknowledge(args: argparse.Namespace, style: Style) -> int:
     return cmd_acknowledge(args, style, check_data)
 
 
+def cmd_quarantine(args: argparse.Namespace, style: Style) -> int:
+    """``quarantine`` (:mod:`.quarantine`)."""
+    from .quarantine import cmd_quarantine  # reason: that command only
+
+    return cmd_quarantine(args, style, check_data)
+
+
 def cmd_change(args: argparse.Namespace, style: Style) -> int:
     """``install`` or ``uninstall`` (:mod:`.change`)."""
     from . import change  # install and uninstall only: deploy, pathlib, tempfile...
@@ -435,7 +469,7 @@ def cmd_change(args: argparse.Namespace, style: Style) -> int:
 
 
 COMMANDS = {"install": cmd_change, "uninstall": cmd_change, "status": cmd_status,
-            "check": cmd_check, "acknowledge": cmd_acknowledge}
+            "check": cmd_check, "acknowledge": cmd_acknowledge, "quarantine": cmd_quarantine}
 
 
 def run(argv: list[str], args: Any = None, pending: targets.PendingCheck | None = None) -> int:

@@ -142,6 +142,7 @@ def run_checks(executables: list[str]) -> dict[str, CheckReport]:
                         json.loads(text[len(runner.REPORT_HEADER):])["check"])
                 except (ValueError, AttributeError, KeyError, TypeError):  # died half-way
                     continue
+                reports[exe].identify()  # each finding's id, in its fix as check prints it
     finally:
         for out, _proc in procs.values():
             out.close()
@@ -154,13 +155,15 @@ def _pkg(path: str | None, changed: dict[str, str]) -> str | None:
     return changed.get(os.path.normpath(path)) if path else None
 
 
-def _fix(exe: str, winner: Copy, marker_applies: bool) -> str:
+def _fix(exe: str, winner: Copy, command: str | None) -> str:
+    """The fix of one shadow: ``check``'s (``command``: ``sitewarden quarantine ID``,
+    which removes the local copy's distribution unattended, starting nothing of the
+    interpreter), else what removes the copy."""
     path = winner.path or ""
     if os.path.isfile(os.path.join(path, "_deployment.json")):
         return "sitewarden uninstall --python %s" % exe
-    if winner.cls in ("local", "user") and winner.distribution:
-        return "%s -m pip uninstall%s %s" % (
-            exe, " --break-system-packages" if marker_applies else "", winner.distribution)
+    if command:
+        return command
     if winner.cls == "pth":
         return "remove the .pth file that adds %s to sys.path" % winner.entry
     return "remove %s" % path
@@ -193,7 +196,8 @@ def report_lines(exe: str, report: CheckReport, changed: dict[str, str],
     """What to print for one interpreter: the findings involving ``changed`` (the
     packages involved are added to ``involved``)."""
     shadowing = report.shadowing or Shadowing([], [], [], [])
-    applies = bool(report.marker and report.marker.applies)
+    commands = {f.details.get("module"): f.details.get("command") for f in report.findings
+                if f.kind == "shadowed-module"}
     name = os.path.basename(exe)
     lines: list[str] = []
     shown: set = set()
@@ -202,7 +206,7 @@ def report_lines(exe: str, report: CheckReport, changed: dict[str, str],
             continue
         more = _case_lines(name, case, changed, involved, shown)
         if more:
-            lines += more + ["    fix: %s" % _fix(exe, case.winner, applies)]
+            lines += more + ["    fix: %s" % _fix(exe, case.winner, commands.get(case.module))]
     for v in shadowing.violations or []:
         package = _pkg(v.consumer_metadata, changed)
         if not package or (v.consumer_metadata, v.requirement) in shown:

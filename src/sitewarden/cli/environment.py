@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from typing import Any, Mapping
 
 #: The variables sitewarden reads (``_SITEWARDEN_OVERRIDE`` is its own, set for children).
-KNOWN = ("SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "SITEWARDEN_DEBUG")
+KNOWN = ("SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "SITEWARDEN_DEBUG",
+         "SITEWARDEN_QUARANTINE_DIR")
 
 
 
@@ -120,8 +121,19 @@ def describe_debug(value: str) -> dict[str, Any]:
     return _item(failopen.ENV, value, meaning, understood)
 
 
+def describe_quarantine_dir(value: str) -> dict[str, Any]:
+    """``SITEWARDEN_QUARANTINE_DIR``: read by ``sitewarden quarantine`` alone."""
+    if not value:
+        return _item("SITEWARDEN_QUARANTINE_DIR", value, "empty: sitewarden quarantine keeps "
+                     "what it moves where it does by default", True)
+    return _item("SITEWARDEN_QUARANTINE_DIR", value, "sitewarden quarantine keeps what it "
+                 "moves in %s (made 0700; refused if others may change it)" % (
+                     os.path.abspath(value)), True)
+
+
 DESCRIBE = {"SITEWARDEN_DISABLE": describe_disable, "SITEWARDEN_SILENCE": describe_silence,
-            "SITEWARDEN_DEBUG": describe_debug}
+            "SITEWARDEN_DEBUG": describe_debug,
+            "SITEWARDEN_QUARANTINE_DIR": describe_quarantine_dir}
 
 
 def variables(environ: Mapping[str, str] | None = None,

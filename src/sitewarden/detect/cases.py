@@ -12,9 +12,18 @@ collector) describes copies and requirements with the same functions.
 import os
 import sys
 
-from .. import _swallowed, pathfacts
-from ..facts import distinfo, distribution, marker, metadata
-from ..facts.records import Copy, HiddenNamespace, Portion, Requirement, ShadowCase
+from .. import pathfacts
+from ..facts import distinfo, distribution, metadata
+from ..facts.records import (
+    SHOWN,
+    Copy,
+    Finding,
+    HiddenNamespace,
+    Portion,
+    Requirement,
+    ShadowCase,
+    finding_id,
+)
 from . import layout
 from .specs import copy_path, portion, same_file
 
@@ -116,19 +125,36 @@ def _where(copy):
     }.get(cls, "a sys.path entry")
 
 
+def removable(copy):
+    """Is ``copy`` (a winning :class:`~.records.Copy`) a distribution's that
+    ``sitewarden quarantine`` removes, by its RECORD: one installed into the local
+    directory or the user site, or an editable install, whose ``*.dist-info`` lists its
+    files?"""
+    dist = copy.dist
+    return bool((copy.cls in ("local", "user") or copy.editable) and copy.distribution
+                and dist is not None and dist.kind == "dist-info" and dist.files())
+
+
+def removal(case, mark=None):
+    """The command that removes ``case``'s winning copy, the distribution that installed
+    it, unattended and without starting the interpreter: ``sitewarden quarantine ID
+    --python EXE`` (``ID``: ``mark``, which the CLI replaces, in ``check``; else the id
+    ``check`` gives the finding, computed here); None when it is no such copy."""
+    if not removable(case.winner):
+        return None
+    if mark is None:  # check's finding about it, as the CLI identifies it
+        finding = Finding("hidden-namespace", None, "", module=case.module) if isinstance(
+            case, HiddenNamespace) else Finding("shadowed-module", None, "", module=case.module)
+        mark = finding_id(finding, {})[:SHOWN]
+    return "sitewarden quarantine %s --python %s" % (mark, sys.executable or "python3")
+
+
 def advice(case):
     """What to do, for the copy that wins."""
     w = case.winner
     cls = w.cls
-    if (cls in ("local", "user") or w.editable) and w.distribution:
-        try:
-            marker_applies = marker.applies()
-        except Exception:
-            _swallowed("whether the marker applies (the advice omits --break-system-packages)")
-            marker_applies = False
-        cmd = "%s -m pip uninstall%s %s" % (
-            sys.executable or "python3",
-            " --break-system-packages" if marker_applies else "", w.distribution)
+    cmd = removal(case)
+    if cmd:
         return ("consider removing it (%s) and installing %s in a virtual environment instead"
                 % (cmd, w.distribution))
     if cls == "pythonpath":

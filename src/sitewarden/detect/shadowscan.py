@@ -11,6 +11,8 @@ import os
 from .. import pathfacts, settings
 from ..facts import distinfo, distribution, metadata
 from ..facts.records import (
+    ID_MARK,
+    Broken,
     DistCopy,
     Finding,
     HiddenNamespace,
@@ -21,7 +23,7 @@ from ..facts.records import (
     Violation,
 )
 from . import layout
-from .cases import describe_copy, make_case, violated
+from .cases import describe_copy, make_case, removal, violated
 from .shadowing import WATCHED
 from .specs import copy_path, find_in, is_regular, listed_among, pkgutil_style, portion, same_file
 
@@ -240,7 +242,9 @@ def collect():
     scanner.run()
     scanner.cases.sort(key=lambda case: case.module)
     effective = {}  # canonical distribution name -> [(version, how, location)]
-    findings = [_module_finding(case, f.venv, effective) for case in scanner.cases]
+    breaks = [[] for _case in scanner.cases]
+    findings = [_module_finding(case, f.venv, effective, broken)
+                for case, broken in zip(scanner.cases, breaks)]
     findings += [_hidden_finding(hidden) for hidden in scanner.hidden]
     order, by_name = _distribution_view(entries)
     shadowed_names = set(effective)
@@ -251,9 +255,12 @@ def collect():
     distributions = _shadowed_metadata(order, by_name, f.venv, shadowed_names, effective,
                                        findings)
     violations = _violations(shadowed_names, effective, order, by_name)
-    findings += [_violation_finding(v) for v in violations]
+    loose = _attach(scanner.cases, findings, breaks, violations)
+    findings += [_violation_finding(v) for v in loose]
     data = Shadowing(scanner.cases, scanner.hidden, distributions, violations)
     _acknowledge(data, findings, entries)
+    for finding, broken in zip(findings, breaks):  # the JSON form of each list
+        finding.details.update(breaks=[b.as_json() for b in broken])
     return "shadowing", data, findings
 
 
@@ -261,7 +268,8 @@ def _acknowledge(data, findings, entries):
     """Mark the shadows acknowledged by name (``SITEWARDEN_SILENCE=shadow:NAME``, the
     silence files): no warning is shown for them, so they are listed as acknowledged,
     severity ``info`` (what it would be otherwise: ``unacknowledged_severity``), and
-    are no problem for the exit status.  The requirements they break stay findings."""
+    are no problem for the exit status.  The requirements a shadow breaks are in its one
+    finding (:func:`_attach`): acknowledged with it."""
     acks = settings.acknowledgements(pathfacts.deployment_dirs(
         [e.path for e in entries if e.duplicate_of is None]))
     if not acks:
@@ -284,19 +292,44 @@ def _acknowledge(data, findings, entries):
     for f in findings:
         if f.kind not in ("shadowed-module", "hidden-namespace"):
             continue
-        found = source(f.details.get("module") or "")
+        module = f.details.get("module") or ""
+        found = source(module)
         if found is None:
             continue
         f.details.update(acknowledged=True, acknowledged_by=found[1],
                          unacknowledged_severity=f.severity)
         f.severity = "info"
-        f.message += "; acknowledged (shadow:%s in %s): no warning is shown" % found
+        breaks = f.details.get("breaks") or ()
+        f.message = f.message.split("; remove the local copy: ")[0] + (
+            "; acknowledged (shadow:%s in %s): no warning is shown%s" % (found + (
+                ", and the requirement%s it breaks %s acknowledged with it" % (
+                    ("", "is") if len(breaks) == 1 else ("s", "are"))
+                if breaks else "",)))
 
 
-def _module_finding(case, venv, effective):
+def _module_finding(case, venv, effective, breaks):
     """Set ``case``'s severity, note the version it makes imported in ``effective``,
-    and return its ``shadowed-module`` finding."""
+    and return its ``shadowed-module`` finding: the one finding of the shadow, with the
+    requirements it breaks (``breaks``, a list of :class:`.records.Broken`, completed by
+    :func:`_attach`, in its JSON form once collected) and the command that removes the
+    local copy (``command``: :func:`.cases.removal`), or None."""
     case.severity = _severity(case, venv)
+    w = case.winner
+    breaks.extend(Broken.of(r, "distro") for r in violated(case.requirements))
+    if w.dist is not None and case.severity != "info":
+        effective.setdefault(w.dist.canonical_name, []).append(
+            (w.dist.version, "import", w.path))
+    command = removal(case, ID_MARK) if case.severity != "info" else None
+    return Finding("shadowed-module", case.severity, _message(case, breaks, command),
+                   module=case.module, breaks=breaks, command=command)
+
+
+def _requirements(n):
+    return "a requirement" if n == 1 else "%d requirements" % n
+
+
+def _message(case, breaks, command):
+    """The shadow's finding in words: both copies, what it breaks, the fix."""
     w, s = case.winner, case.shadowed[0]
     message = "%s: %s (%s) from %s shadows %s (%s) in %s" % (
         case.module, w.path, w.dist_text(), w.cls, s.path, s.dist_text(), s.cls)
@@ -306,25 +339,58 @@ def _module_finding(case, venv, effective):
         message += "; another project than %s" % s.distribution
     if _guard_copies(case):
         message += " (two deployments of the guard: the first runs, see sitewarden status)"
-    elif case.severity == "info":
+    elif case.severity == "info" and not case.acknowledged:
         message += " (the virtual environment's own copy: expected)"
-    bad = violated(case.requirements)
-    if bad:
-        message += "; violates %d requirement%s" % (len(bad), "" if len(bad) == 1 else "s")
-    if w.dist is not None and case.severity != "info":
-        effective.setdefault(w.dist.canonical_name, []).append(
-            (w.dist.version, "import", w.path))
-    return Finding("shadowed-module", case.severity, message, module=case.module)
+    if breaks:
+        message += "; it breaks %s: %s" % (_requirements(len(breaks)),
+                                           "; ".join(b.text() for b in breaks))
+    if command:
+        message += "; remove the local copy: %s" % command
+    return message
+
+
+def _attach(cases, findings, breaks, violations):
+    """Put each violated requirement that a shadow causes (the version imported is its
+    winning copy's) into that shadow's finding (``breaks``: one list per case; its
+    severity the higher of the two): one cause, one finding.  The violations no shadow
+    causes (seen in metadata only), to be findings of their own."""
+    by_copy = {}
+    for case, f, broken in zip(cases, findings, breaks):  # the shadows' findings first
+        w = case.winner
+        if w.dist is not None and case.severity != "info":
+            by_copy.setdefault((w.dist.canonical_name, w.path), (case, f, broken))
+    loose = []
+    for v in violations:
+        found = by_copy.get((v.requires, v.installed_location)) \
+            if "import" in v.seen_by else None
+        if found is None:
+            loose.append(v)
+            continue
+        case, f, broken = found
+        if any(b.consumer == v.consumer and b.requirement == v.requirement for b in broken):
+            continue
+        broken.append(Broken.of(v, v.consumer_class))
+        severity = _violation_severity(v)
+        if SEVERITIES.index(severity) > SEVERITIES.index(f.severity):
+            f.severity = case.severity = severity
+        f.message = _message(case, broken, f.details.get("command"))
+    return loose
+
+
+#: Severities, lowest first.
+SEVERITIES = ("info", "low", "medium", "high")
 
 
 def _hidden_finding(hidden):
+    command = removal(hidden, ID_MARK)
     return Finding(
         "hidden-namespace", "medium",
         "%s: the regular package %s hides the distro's namespace portion%s %s: its "
-        "modules cannot be imported" % (
+        "modules cannot be imported%s" % (
             hidden.module, hidden.winner.path, "s" if len(hidden.hidden) > 1 else "",
-            ", ".join(h.path for h in hidden.hidden)),
-        module=hidden.module)
+            ", ".join(h.path for h in hidden.hidden),
+            "; remove the local copy: %s" % command if command else ""),
+        module=hidden.module, command=command)
 
 
 def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings):
@@ -353,9 +419,13 @@ def _shadowed_metadata(order, by_name, venv, shadowed_names, effective, findings
     return distributions
 
 
+def _violation_severity(v):
+    return "high" if v.consumer_class == "distro" else "medium"
+
+
 def _violation_finding(v):
     return Finding(
-        "requirement-violated", "high" if v.consumer_class == "distro" else "medium",
+        "requirement-violated", _violation_severity(v),
         "%s (%s) requires '%s', but %s %s" % (
             v.consumer_text(), v.consumer_class, v.requirement, v.requires,
             "is imported as %s" % v.installed if "import" in v.seen_by

@@ -192,6 +192,29 @@ class Violation(Requirement):
         self.seen_by = [how]
 
 
+class Broken(Record):
+    """A requirement a shadow breaks, as its one finding lists it (``breaks``): who
+    requires it (``consumer``, its version and its ``sys.path`` class), the requirement,
+    the version imported, and ``status`` (``violated``, ``other distribution``)."""
+
+    __slots__ = ("consumer", "consumer_version", "consumer_class", "requirement",
+                 "installed", "status")
+    FIELDS = _fields(*__slots__)
+
+    @classmethod
+    def of(cls, r, consumer_class):
+        """The :class:`Requirement` (or :class:`Violation`) ``r``, broken."""
+        return cls.make(consumer=r.consumer, consumer_version=r.consumer_version,
+                        consumer_class=consumer_class, requirement=r.requirement,
+                        installed=r.installed, status=r.status)
+
+    def text(self):
+        """``httplib2 0.20.4 (distro) requires 'six>=1.16'``."""
+        return "%s (%s) requires '%s'" % (" ".join(
+            p for p in (self.consumer, self.consumer_version) if p), self.consumer_class,
+            self.requirement)
+
+
 #: A shadow's acknowledgement (``shadowscan._acknowledge``): in the JSON form once set.
 _ACKNOWLEDGED = ("acknowledged", "acknowledged_by", "unacknowledged_severity")
 
@@ -406,10 +429,18 @@ class PathSection(Record):
 
 #: What a finding's ``id`` leaves out: its words and its verdict, which may change while
 #: the finding stays the same (a new sitewarden's wording, an acknowledgement, the pin
-#: that would acknowledge it), and the fix, which names this host's interpreter.
+#: that would acknowledge it), the fix, which names this host's interpreter, and what a
+#: shadow breaks (``breaks``: the requirements of the day; the shadow is the cause).
 _NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
                  "unacknowledged_severity", "acknowledgement_changed", "acknowledgement_refused",
-                 "pin", "command")
+                 "pin", "command", "breaks")
+#: Where a finding's fix names the finding's own id (``sitewarden quarantine ID``): the
+#: probe writes this mark, which no path or line holds, and :func:`identify` puts the id
+#: in its place once the CLI has computed it.
+ID_MARK = "\x00id\x00"
+#: How many hex digits of an id a printed command gives (``quarantine`` and
+#: ``acknowledge`` take 8 or more).
+SHOWN = 12
 
 
 def _digest(value):
@@ -476,6 +507,18 @@ def finding_id(finding, contents):
     return _digest(dict(identity, kind=finding.kind, content=content))
 
 
+def identify(findings, contents):
+    """Set each finding's ``id`` (:func:`finding_id`; ``contents``: :func:`_contents`) and
+    put it where its message and its ``command`` name it (:data:`ID_MARK`)."""
+    for f in findings:
+        f.id = finding_id(f, contents)
+        if ID_MARK in f.message:
+            f.message = f.message.replace(ID_MARK, f.id[:SHOWN])
+        command = f.details.get("command")
+        if isinstance(command, str) and ID_MARK in command:
+            f.details.update(command=command.replace(ID_MARK, f.id[:SHOWN]))
+
+
 class CheckReport(Record):
     """``check``'s report: made in the target (``check.collect``), completed by the CLI
     (``guard``, ``environment``, ``silence_files``; ``aliases`` with ``--all``; ``host``
@@ -508,6 +551,11 @@ class CheckReport(Record):
         self.environment = self.silence_files = self.aliases = None
         self.sections = {}
 
+    def identify(self):
+        """Each finding's ``id``, and its fix completed with it (:func:`identify`)."""
+        identify(self.findings + (self.path.findings if self.path else []),
+                 _contents(self.section("startup")))
+
     def put(self, name, data):
         """A collector's section."""
         if name in [key for key, _attr, _kind in self.FIELDS]:
@@ -521,9 +569,7 @@ class CheckReport(Record):
 
     def as_json(self):
         if self.host is not None:  # the CLI's copy: each finding's id
-            contents = _contents(self.section("startup"))
-            for f in self.findings + (self.path.findings if self.path else []):
-                f.id = finding_id(f, contents)
+            self.identify()
         data = {k: _json(v) for k, v in self.sections.items()}
         data.update(Record.as_json(self))
         return data

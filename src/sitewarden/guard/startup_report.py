@@ -23,7 +23,7 @@ import sys
 # failopen: a failed report goes through it (policy.Decision.report), after pip 26.3
 # forbids imports
 from .. import _swallowed, failopen, settings  # noqa: F401
-from ..facts.records import CheckReport, _contents, _sha256, finding_id
+from ..facts.records import SHOWN, CheckReport, _contents, _sha256, identify
 from ..facts.startup_records import StartupSection
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
@@ -101,55 +101,12 @@ def _owner(o):
     return "installed by %s%s" % (o.text(), ", %s" % checked if checked else "")
 
 
-def _uninstall(distribution):
-    marker = os.path.join(os.path.dirname(os.__file__), "EXTERNALLY-MANAGED")
-    flag = " --break-system-packages" if os.path.isfile(marker) else ""
-    return "%s -m pip uninstall%s %s" % (sys.executable or "python3", flag, distribution)
-
-
-def _remove(f):
-    if f.owner.kind == "distribution":
-        return "%s (and, if it stays behind, rm %s)" % (_uninstall(f.owner.distribution),
-                                                        f.path)
-    return "rm %s" % f.path
-
-
-def _undo(places):
-    """How to undo what this install did to a startup file's code: uninstall the
-    distributions whose RECORD lists the places it added or changed, or remove them."""
-    dists, loose = [], []
-    for place, how in places:
-        if how == "removed":
-            continue
-        dist = _installed_by(place)
-        if dist and dist not in dists:
-            dists.append(dist)
-        elif not dist:
-            loose.append(place)
-    said = [_uninstall(d) for d in dists] + ["rm -r %s" % p for p in loose[:1] if not dists]
-    return "; ".join(said) or "reinstall what this install replaced"
-
-
-def _installed_by(place):
-    """The distribution whose RECORD lists ``place`` (a file or a package directory) in
-    its site directory, by its ``.dist-info`` name; None when none does."""
-    sites = [d for d in sys.path if isinstance(d, str) and d and place.startswith(
-        os.path.join(d, ""))]
-    for site in sorted(sites, key=len, reverse=True):
-        rel = place[len(site) + 1:].replace(os.sep, "/")
-        try:
-            names = sorted(n for n in os.listdir(site) if n.endswith(".dist-info"))
-        except OSError:
-            continue
-        for name in names:
-            try:
-                with open(os.path.join(site, name, "RECORD"), encoding="utf-8") as fh:
-                    text = "\n" + fh.read(1 << 22)
-            except (OSError, UnicodeError):
-                continue
-            if "\n%s," % rel in text or "\n%s/" % rel in text:
-                return name[:-len(".dist-info")].rpartition("-")[0].replace("_", "-")
-    return None
+def _removal(finding):
+    """The command that takes the startup file of ``finding`` (high, its id set) out of
+    every start without starting this interpreter: ``check``'s fix for it
+    (``sitewarden quarantine ID``, then the owner's own version back where it has one)."""
+    return finding.details.get("command") or "sitewarden quarantine %s --python %s" % (
+        finding.id[:SHOWN], sys.executable or "python3")
 
 
 def _detail(f, code, found):
@@ -179,9 +136,9 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
     for f in list(files.values()):
         files.setdefault(f.kind, f)  # "sitecustomize", "usercustomize": the file a start runs
     findings = report.findings if report else []
-    contents = _contents(section)
-    for x in findings:  # the ids check gives them: sitewarden acknowledge takes them
-        x.id = finding_id(x, contents)
+    # the ids check gives them (sitewarden acknowledge and quarantine take them), in the
+    # fixes that name them
+    identify(findings, _contents(section))
     tell_unmatched(startup)
     blocks, lines = [], []
     for how, paths in (("added", added), ("changed", changed)):
@@ -200,7 +157,7 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
             lines.append("  changed what %s runs: %s" % (key, said))
             continue
         _describe(f, "whose code this %s changed (%s)" % (verb, said), None,
-                  findings, blocks, lines, said, places)
+                  findings, blocks, lines, said)
     lines.extend("  removed %s" % path for path in removed)
     out = ""
     if lines and not high_only:
@@ -211,10 +168,11 @@ def format_report(check, added, changed, removed, high_only=False, affected=None
     return out
 
 
-def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
+def _describe(f, why, how, findings, blocks, lines, said=None):
     """Add ``f``'s block (it is high) or line to the report; ``why``: what the install did
-    to it, in the block's words; ``how`` and ``said``: in the line's; ``places``: what
-    changed under it (the hint then undoes the install, never removes ``f``)."""
+    to it, in the block's words; ``how`` and ``said``: in the line's.  The hint takes
+    ``f`` out of every start with the modules it runs (``sitewarden quarantine``): what
+    an install changed under it goes with it."""
     path = f.path
     found = [x for x in findings if path in (x.details.get("file"), x.details.get("path"))]
     high = [x for x in found if x.severity == "high"]
@@ -242,8 +200,9 @@ def _describe(f, why, how, findings, blocks, lines, said=None, places=None):
             "\u2570\u2500> " + "\n    ".join(_detail(f, code, found)), "",
             "note: the install itself went through; this file now runs before every "
             "Python program of this interpreter, as whoever runs it.",
-            "hint: %s" % ("undo it: %s" % _undo(places) if places else
-                          "remove it: %s" % _remove(f)),
+            "hint: take it out of every start, without starting this interpreter: %s "
+            "(sitewarden quarantine --restore %s puts it back)" % (
+                _removal(high[0]), high[0].id[:SHOWN]),
             "hint: if you trust it as it is, acknowledge it: sitewarden acknowledge %s "
             "--python %s (pins its code in %s: any change to it brings this warning back)" % (
                 high[0].id, sys.executable or "python3", settings.SYSTEM_FILE),
