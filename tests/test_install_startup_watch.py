@@ -18,8 +18,11 @@ An install that touches none of it prints nothing of the kind.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from harness.printed import runs_as_printed
 from harness.spread import target_params
 from harness.wheels import pip_dir, pip_versions_for
 from test_blocking_debian import can_install
@@ -72,13 +75,13 @@ def test_installs_that_change_what_a_start_runs_are_reported(guarded_target, whe
     assert "warning: dangerous-startup-code" in out and pth in out, out
     assert "%s/swr_watch_payload.py" % local in out, out
     assert "starts-processes" in out, out
-    # The hint undoes the install as printed (pip asks first: answered yes).
-    (hint,) = [x for x in out.splitlines() if x.startswith("hint: undo it: ")]
-    command = hint[len("hint: undo it: "):].split()
-    assert command[:4] == [t.executable, "-m", "pip", "uninstall"], hint
-    proc = t.run(command, env={**env, "PIP_NO_INPUT": ""}, input="y\n")
-    assert proc.returncode == 0 and not t.exists("%s/swr_watch_payload.py" % local), (
-        proc.stdout + proc.stderr)
+    # The hint takes it out of every start as printed, without starting the interpreter.
+    hint = re.search(r"hint: take it out of every start, without starting this "
+                     r"interpreter: (.+?) \(sitewarden quarantine --restore ", out)
+    assert hint and hint.group(1).startswith("sitewarden quarantine "), out
+    proc = runs_as_printed(t, hint.group(1),
+                           {"SITEWARDEN_QUARANTINE_DIR": str(t.tmp / "quarantine")})
+    assert proc.returncode == 0 and not t.exists(pth), proc.stdout + proc.stderr
 
     out = pip("--target", str(extra), str(wheels["plain"]))
     assert HEADER in out and dirpth in out and "%s changed (its listing)" % extra in out, out
