@@ -98,7 +98,18 @@ def _base_scheme_dirs(sysconfig):
         # venv the computed paths may name /usr/lib*; the base's scheme is /usr/local.
         out = [p for p in out if p and pathfacts.under(path_key(p), "/usr/local")] or \
             [p.replace("/usr/", "/usr/local/", 1) for p in out if p and p.startswith("/usr/")]
-    return [p for p in out if p]
+    return _unique(*out)
+
+
+def _unique(*paths):
+    """``paths`` in order, each once, empty ones left out: a scheme's ``purelib`` and
+    ``platlib`` are the same directory wherever the platform's libraries are not apart
+    (everywhere but Fedora's ``lib64``), and a layout lists a directory once."""
+    out = []
+    for p in paths:
+        if p and p not in out:
+            out.append(p)
+    return out
 
 
 def _stdlib_dirs(sysconfig, paths):
@@ -202,7 +213,8 @@ def facts(read_pth=False):
         base_prefix=getattr(sys, "base_prefix", sys.prefix),
         scheme=scheme,
         stdlib=[p for p in stdlib if p],
-        local=[p for p in (paths.get("purelib"), paths.get("platlib")) if p],
+        # purelib and platlib: one directory where the interpreter has no separate lib64
+        local=_unique(paths.get("purelib"), paths.get("platlib")),
         user=user,
         user_enabled=bool(getattr(sys.modules.get("site"), "ENABLE_USER_SITE", False)),
         system=system,
