@@ -27,7 +27,7 @@ import pytest
 
 from harness import DebianNamespace, available, wheel
 from harness.fixtures import open_root, running_under_ci
-from harness.guarded import IMPORTER, WARNING_LINE
+from harness.guarded import IMPORTER, WARNING_LINE, joined_warnings
 from harness.spread import DEBIAN, spread
 
 pytestmark = pytest.mark.debian
@@ -97,7 +97,7 @@ def ns(request):
 
 def warnings_of(proc):
     out = []
-    for line in proc.stderr.splitlines():
+    for line in joined_warnings(proc.stderr).splitlines():
         m = WARNING_LINE.match(line)
         if m:
             out.append((m.group(3), m.group(4)))

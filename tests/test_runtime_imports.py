@@ -246,7 +246,7 @@ FIRST_SHADOW_SITEWARDEN = {
     "sitewarden.detect.emit",
     "sitewarden.detect.layout", "sitewarden.facts.metadata",
     "sitewarden.facts.records", "sitewarden.detect.shadowing", "sitewarden.detect.specs",
-    "sitewarden.facts",
+    "sitewarden.facts", "sitewarden.facts.text",
     "sitewarden.facts.marker", "sitewarden.pathfacts", "sitewarden.settings"}
 FIRST_SHADOW_STDLIB = {
     (3, 13): {"_collections", "_sha2", "_sysconfigdata__linux_x86_64-linux-gnu", "_weakrefset",
@@ -274,13 +274,15 @@ def test_first_shadowed_import_loads_a_fixed_set(guarded):
 
 #: sitewarden's modules loaded when a refused ``pip install`` prints its refusal:
 #: the startup modules, `guard.hooked` (the spec and damage check), and the guard's modules
-#: pip's hooks import (with `facts.records`: the install report reads its records).
+#: pip's hooks import (with `facts.records`: the install report reads its records, and
+#: `facts.text`, which fits its lines to a screen).
 REFUSED_PIP_LOADS = {
     "sitewarden", "sitewarden._watch", "sitewarden.pathfacts", "sitewarden.settings",
     "sitewarden.guard", "sitewarden.guard.hooked", "sitewarden.guard.patching",
     "sitewarden.guard.pip_guard", "sitewarden.guard.policy", "sitewarden.guard.refusal",
     "sitewarden.guard.scheme_guard", "sitewarden.facts.marker",
     "sitewarden.guard.install_report", "sitewarden.facts", "sitewarden.facts.records",
+    "sitewarden.facts.text",
 }
 
 #: Run in the guarded interpreter: pip's command line, with sys.modules noted at the

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness import make_dist, pyenv_interpreters
+from harness.guarded import joined_warnings
 from harness.spread import spread
 
 HTTPLIB2_REQ = 'pyparsing (!=3.0.0,!=3.0.1,!=3.0.2,!=3.0.3,<4,>=2.4.2) ; python_version > "3.0"'
@@ -492,7 +493,8 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
     make_dist(g.user_site, "pyparsing", "3.0.1", pkg("pyparsing", "3.0.1"), installer="pip")
     proc = subprocess.run([str(vpython), "-c", "import pyparsing"], capture_output=True,
                           text=True, env=g.env(), cwd="/")
-    assert "ShadowWarning: 'pyparsing'" in proc.stderr and "httplib2 0.20.4" in proc.stderr
+    stderr = joined_warnings(proc.stderr)  # a long warning is wrapped
+    assert "ShadowWarning: 'pyparsing'" in stderr and "httplib2 0.20.4" in stderr, stderr
     from sitewarden.cli import payload
     from sitewarden.probe import runner
 

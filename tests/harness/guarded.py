@@ -71,6 +71,29 @@ print(repr(out))  # no json: a test may shadow what json imports
 """
 
 WARNING_LINE = re.compile(r"^(.*?):(\d+): (ShadowWarning|PathWarning): (.*)$")
+#: How far a warning's continuation lines are indented (``detect.emit.INDENT``): deeper
+#: than the source line ``warnings`` prints under it.
+WARNING_INDENT = "    "
+
+
+def joined_warnings(text: str) -> str:
+    """``text`` (a stderr) with each sitewarden warning on one line again: the runtime
+    wraps a long one (``detect.emit.wrapped``), its continuation lines indented by
+    :data:`WARNING_INDENT`; other lines as they were."""
+    out: List[str] = []
+    inside = False
+    for line in text.split("\n"):
+        if inside and line.startswith(WARNING_INDENT) and line[len(WARNING_INDENT):][:1] != " ":
+            out[-1] += " " + line[len(WARNING_INDENT):]
+            continue
+        inside = bool(WARNING_LINE.match(line))
+        out.append(line)
+    return "\n".join(out)
+
+
+def one_line(message: str) -> str:
+    """A warning's message (``str(warning.message)``) on one line, as it was worded."""
+    return message.replace("\n" + WARNING_INDENT, " ")
 
 
 class Result:
@@ -83,14 +106,14 @@ class Result:
         # Warnings issued at the very first import (by the started hooks, before
         # IMPORTER could replace showwarning) went to stderr.
         early = []
-        for line in proc.stderr.splitlines():
+        for line in joined_warnings(proc.stderr).splitlines():
             m = WARNING_LINE.match(line)
             if m:
                 early.append(["warning", m.group(3), m.group(4), m.group(1), int(m.group(2))])
         self.events = early + events
 
     def warnings(self, category: str = "ShadowWarning") -> List[str]:
-        return [e[2] for e in self.events if e[0] == "warning" and e[1] == category]
+        return [one_line(e[2]) for e in self.events if e[0] == "warning" and e[1] == category]
 
     def warned_about(self, category: str = "ShadowWarning") -> List[str]:
         """Module names the warnings are about (the quoted name they start with)."""
@@ -339,7 +362,7 @@ class GuardedPython:
     def stderr_warnings(proc: subprocess.CompletedProcess) -> List[Tuple[str, int, str, str]]:
         """``(filename, lineno, category, message)`` of the warnings printed on stderr."""
         out = []
-        for line in proc.stderr.splitlines():
+        for line in joined_warnings(proc.stderr).splitlines():
             m = WARNING_LINE.match(line)
             if m:
                 out.append((m.group(1), int(m.group(2)), m.group(3), m.group(4)))

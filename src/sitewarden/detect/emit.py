@@ -113,6 +113,7 @@ def emit(kind, key, message, category_name, where=None):
             module_globals = _source_globals(frame.f_globals)
         else:  # where warnings itself puts a warning with no frame
             filename, lineno = ("<sys>", 0) if sys.version_info >= (3, 13) else ("sys", 1)
+    message = wrapped(message, "%s:%s: %s: " % (filename, lineno, category_name))
     try:
         warnings.warn_explicit(message, category, filename, lineno, module=package.__name__,
                                module_globals=module_globals)
@@ -121,6 +122,21 @@ def emit(kind, key, message, category_name, where=None):
         # so the warning is shown instead of raised.
         warnings.showwarning(message, category, filename, lineno)
     return True
+
+
+#: How far a warning's continuation lines are indented: deeper than the source line
+#: ``warnings`` prints under it (two spaces), so a reader tells them apart.
+INDENT = 4
+
+
+def wrapped(message, head):
+    """``message`` wrapped as ``warnings`` will print it after ``head`` (``FILE:LINE:
+    Category: ``): no line wider than a screen, continuation lines indented by
+    :data:`INDENT` (``records.unwrap`` joins them again)."""
+    from ..facts.text import wrap  # reason: a warning's text, once one is due
+
+    lines = wrap(message, head, indent=INDENT)
+    return "\n".join([lines[0][len(head):]] + lines[1:])
 
 
 _ACTIONS = ("default", "always", "ignore", "module", "once", "error")

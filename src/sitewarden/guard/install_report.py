@@ -14,6 +14,7 @@ import os
 import sys
 
 from ..facts.records import ShadowCase, Violation  # with this module: see above
+from ..facts.text import fit  # likewise
 
 
 def collect(check):
@@ -88,5 +89,5 @@ def report(check, stream=None, written=None):
         cases = changed_by(cases, written)
     text = format_report(cases, violations)
     if text:
-        stream.write(text)
+        stream.write(fit(text.rstrip("\n")) + "\n")  # no line wider than a screen
         stream.flush()
