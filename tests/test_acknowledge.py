@@ -72,7 +72,7 @@ def test_acknowledge_pins_one_finding_machine_wide(guarded_target):
     (back,) = findings(t, "unowned-startup-code", str(pth))
     assert back["severity"] == "medium" and back["id"] == found["id"], back
     assert back["acknowledgement_changed"] == str(SILENCE), back
-    proc = t.cli("status", "--python", t.executable)
+    proc = t.cli("status", "--python", t.executable, "--verbose")
     assert "whose path, owner or code changed since: its findings stand" in proc.stdout, \
         proc.stdout
     proc = t.cli("acknowledge", back["id"], "--python", t.executable)
@@ -93,8 +93,9 @@ def test_acknowledge_pins_one_finding_machine_wide(guarded_target):
     t.chmod(pth, 0o666)
     (writable,) = findings(t, "writable-startup-file", str(pth))
     proc = t.cli("acknowledge", writable["id"], "--python", t.executable)
-    assert proc.returncode == 2 and "a writable-startup-file finding cannot be " \
-        "acknowledged" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "is a writable-startup-file finding, which cannot be " \
+        "acknowledged (a file others may change)" in proc.stderr, proc.stderr
+    assert "fix it: chmod go-w %s" % pth in proc.stderr, proc.stderr
     hidden = local / "zz-swr-hidden.pth"
     t.put(hidden, data=b"import os; exec(open(os.devnull).read())\n")
     (runs,) = findings(t, "dangerous-startup-code", str(hidden))

@@ -9,6 +9,7 @@ import sys
 
 import sitewarden
 from harness.cli import CLI
+from sitewarden.facts.text import unwrap_lines
 
 
 def test_help_has_examples_and_version():
@@ -111,8 +112,9 @@ def test_true_words_have_one_source():
     proc = subprocess.run([*CLI, "--help"], capture_output=True, text=True)
     assert " ".join(proc.stdout.split()).count(words) == 1, proc.stdout
     env = dict(os.environ, SITEWARDEN_DISABLE="maybe", SITEWARDEN_SILENCE="loud")
-    proc = subprocess.run([*CLI, "status", "--python", sys.executable], capture_output=True,
-                          text=True, env=env)
+    proc = subprocess.run([*CLI, "status", "--python", sys.executable, "--verbose"],
+                          capture_output=True, text=True, env=env)
+    proc.stdout = unwrap_lines(proc.stdout)
     assert "accepted: %s (any case) turn the guard off" % words in proc.stdout, proc.stdout
     assert "all (or %s)" % words in proc.stdout, proc.stdout
 

@@ -72,11 +72,11 @@ def test_check_cli_imports_no_json_re_pathlib_argparse_subprocess_nor_collectors
     # Detection runs in the target (the probe); the CLI builds its own findings with
     # records.finding, never importing the collectors (check, layout, shadowscan...);
     # render_startup reads the startup section's records; private_cache's rule for where
-    # nothing is kept is the payload's too (os and sys only).
+    # nothing is kept is the payload's too (os and sys only); facts.text fits the text.
     assert lines[1].split() == [
         "sitewarden.facts", "sitewarden.facts.private_cache", "sitewarden.facts.records",
-        "sitewarden.facts.startup_records", "sitewarden.probe", "sitewarden.probe.jsonout",
-        "sitewarden.probe.runner"]
+        "sitewarden.facts.startup_records", "sitewarden.facts.text", "sitewarden.probe",
+        "sitewarden.probe.jsonout", "sitewarden.probe.runner"]
 
 
 @pytest.mark.parametrize("argv, plain", [

@@ -23,6 +23,7 @@ from harness import make_dist, pyenv_interpreters
 from harness.cli import CLI, run_cli
 from harness.guarded import make_guarded
 from harness.spread import spread
+from sitewarden.facts.text import unwrap_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "sitewarden"
@@ -366,8 +367,8 @@ def test_schema_page_documents_every_kind_and_key(guarded, cli):
     for report in reports:
         _json_keys(report, keys)
         for f in report["findings"]:
-            kinds.setdefault(f["kind"], set()).update(
-                set(f) - {"id", "kind", "severity", "message"})
+            kinds.setdefault(f["kind"], set()).update(  # fix, fix_reason: on every finding
+                set(f) - {"id", "kind", "severity", "message", "fix", "fix_reason"})
     emitted = {f["kind"] for r in reports for f in r["findings"]}
     assert {"shadowed-module", "stale-metadata", "requirement-violated", "foreign-entry",
             "missing-entry", "orphaned-hook", "externally-managed", "virtualenv",
@@ -402,9 +403,11 @@ def test_exit_statuses_on_debian(debian_any):
     assert proc.returncode == 1 and "active at startup: no" in proc.stdout, proc.stdout
     # What is lost without it, for every installer, and the command that deploys it.
     proc = run("check", "--python", ns.executable)
+    proc.stdout = unwrap_lines(proc.stdout)
     assert ("not loaded at startup of %s: only pip 23+ refuses installs here by itself "
             "(older pips, setuptools and installer do not)" % ns.executable) in proc.stdout
-    assert "`sitewarden install --python %s`" % ns.executable in proc.stdout, proc.stdout
+    assert re.search(r"`sudo (\S+ -m )?sitewarden install --python %s`" % re.escape(
+        ns.executable), proc.stdout), proc.stdout  # sudo, the full path, on one line
     proc = run("status", "--all")
     assert proc.returncode == 1 and "NOT GUARDED" in proc.stdout, proc.stdout
     # Unguarded is low: check exits 0 by default (--fail-on medium), 1 with --fail-on low.
@@ -480,4 +483,5 @@ def test_help_states_the_exit_status_rule(cli):
     rule = text[text.index("exit status"):]
     for status in ("0", "1", "2", "130", "141"):
         assert re.search(r"^  %s +\S" % status, rule, re.M), rule
-    assert "status counts the same guard findings as" in rule
+    assert "status: the guard's findings at low or above" in rule
+    assert "check's default gate, --fail-on medium" in rule

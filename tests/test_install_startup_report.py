@@ -25,6 +25,7 @@ import pytest
 
 from harness.spread import DEBIAN, target_params
 from harness.wheels import pip_dir, pip_versions_for, unpacked, wheel
+from sitewarden.facts.text import unwrap_lines as unwrapped
 from test_blocking_debian import can_install
 
 NEVER_NET = ("def _never():\n    import urllib.request\n"
@@ -35,6 +36,12 @@ SETUP = "import base64;exec(base64.b64decode('%s'))\n" % base64.b64encode(
     NEVER_NET.encode()).decode()
 BLOCK = "warning: dangerous-startup-code"  # the install succeeded: never "error:"
 HEADER = "sitewarden: this install changed the code that runs at every start of"
+
+
+def unwrapped_stderr(proc):
+    """``proc`` with its stderr's wrapped report lines joined again (each one, whole)."""
+    proc.stderr = unwrapped(proc.stderr)
+    return proc
 
 
 def build_wheel(out: Path, name: str, version: str, files: dict) -> Path:
@@ -98,8 +105,8 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
 
     def pip(version, whl):
         env = {"PYTHONPATH": str(pip_dir(version)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-        return t.python("-m", "pip", "install", "--no-index", "--no-deps",
-                        "--break-system-packages", str(whl), env=env)
+        return unwrapped_stderr(t.python("-m", "pip", "install", "--no-index", "--no-deps",
+                                         "--break-system-packages", str(whl), env=env))
 
     proc = pip(new, wheels["litellm"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -118,8 +125,8 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
                      % re.escape(t.executable), proc.stderr)
     assert hint, proc.stderr
 
-    proc = t.python("-m", "installer", str(wheels["setup"]),
-                    env={**installer, "PIP_BREAK_SYSTEM_PACKAGES": "1"})
+    proc = unwrapped_stderr(t.python("-m", "installer", str(wheels["setup"]),
+                                     env={**installer, "PIP_BREAK_SYSTEM_PACKAGES": "1"}))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert BLOCK in proc.stderr and "%s/swr-pkgsetup-setup.pth" % local in proc.stderr
     assert "network" in proc.stderr and "decodes-and-executes" in proc.stderr, proc.stderr
@@ -127,9 +134,10 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     # setuptools' install (the target's own setuptools), a .pth among its data files.
     project = setuptools_project(t, "swr-stsetup", "zz-swr-stsetup.pth",
                                  str(local.relative_to("/usr/local")))
-    proc = t.run([t.executable, "-W", "ignore", "setup.py", "install",
-                  "--single-version-externally-managed", "--record", str(project / "rec")],
-                 env={"PIP_BREAK_SYSTEM_PACKAGES": "1"}, cwd=str(project))
+    proc = unwrapped_stderr(t.run([t.executable, "-W", "ignore", "setup.py", "install",
+                                   "--single-version-externally-managed", "--record",
+                                   str(project / "rec")],
+                                  env={"PIP_BREAK_SYSTEM_PACKAGES": "1"}, cwd=str(project)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert BLOCK in proc.stderr and "%s/zz-swr-stsetup.pth" % local in proc.stderr, (
         proc.stdout + proc.stderr)
@@ -152,10 +160,11 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     t.put(editable / "pyproject.toml", data=(
         b"[build-system]\nrequires = ['setuptools']\nbuild-backend = "
         b"'setuptools.build_meta'\n[project]\nname = 'swr-editable'\nversion = '1.0'\n"))
-    proc = t.python("-m", "pip", "install", "--no-index", "--no-deps",
-                    "--no-build-isolation", "--break-system-packages", "-e", str(editable),
-                    env={"PYTHONPATH": str(pip_dir(new)),
-                         "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, cwd=str(editable))
+    proc = unwrapped_stderr(t.python(
+        "-m", "pip", "install", "--no-index", "--no-deps", "--no-build-isolation",
+        "--break-system-packages", "-e", str(editable), env={
+            "PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        cwd=str(editable)))
     assert proc.returncode == 0 and BLOCK not in proc.stderr, proc.stdout + proc.stderr
     assert "added %s/__editable__.swr_editable-1.0.pth" % local in proc.stderr, proc.stderr
 
@@ -179,8 +188,9 @@ def acknowledging(t, pip, new, wheels, pth, hint):
     env = {"PYTHONPATH": str(pip_dir(new)), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
     def reinstall(extra):
-        return t.python("-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall",
-                        "--break-system-packages", str(wheels["litellm"]), env={**env, **extra})
+        return unwrapped_stderr(t.python(
+            "-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall",
+            "--break-system-packages", str(wheels["litellm"]), env={**env, **extra}))
 
     fid = hint.group(1)
     report = json.loads(t.cli("check", "--python", t.executable, "--json").stdout)
@@ -205,11 +215,11 @@ def acknowledging(t, pip, new, wheels, pth, hint):
     # A bare name acknowledges nothing: said in check, status and under SITEWARDEN_DEBUG.
     (bare,) = [f for f in report["findings"] if f["kind"] == "unmatched-acknowledgement"]
     assert bare["acknowledgement"] == "swr-litellm" and bare["state"] == "unpinned", bare
-    assert "not understood: startup:swr-litellm acknowledges nothing" in text, text
+    assert "SITEWARDEN_SILENCE: startup:swr-litellm unpinned" in text, text
     assert "startup:%s@sha256:" % pth in text, text
-    proc = t.cli("status", "--python", t.executable,
+    proc = t.cli("status", "--python", t.executable, "--verbose",
                  env={"SITEWARDEN_SILENCE": "startup:swr-litellm"})
-    assert "startup:swr-litellm acknowledges nothing" in proc.stdout, proc.stdout
+    assert "startup:swr-litellm unpinned: acknowledges nothing" in proc.stdout, proc.stdout
     proc = reinstall({"SITEWARDEN_SILENCE": "startup:swr-litellm", "SITEWARDEN_DEBUG": "1"})
     assert proc.returncode == 0 and BLOCK in proc.stderr, proc.stderr
     assert "sitewarden: debug: startup:swr-litellm in SITEWARDEN_SILENCE: acknowledges " \
@@ -227,8 +237,8 @@ def acknowledging(t, pip, new, wheels, pth, hint):
     assert "NOT acknowledged: the file, its owner or the code it runs changed" in \
         found["message"], found
     # An uninstall says what it removed.
-    proc = t.python("-m", "pip", "uninstall", "-y", "--break-system-packages", "swr-litellm",
-                    env=env)
+    proc = unwrapped_stderr(t.python("-m", "pip", "uninstall", "-y", "--break-system-packages",
+                                     "swr-litellm", env=env))
     assert proc.returncode == 0 and "  removed %s" % pth in proc.stderr, proc.stderr
     assert "sitewarden: this uninstall changed the code" in proc.stderr, proc.stderr
     pip(new, wheels["litellm"])

@@ -13,6 +13,7 @@ from harness.ini_corpus import run_check
 from harness.interpreters import pyenv_interpreters
 from harness.spread import target_params
 from sitewarden.facts import marker
+from sitewarden.facts.text import unwrap_lines
 
 SRC = Path(marker.__file__).resolve().parents[2]
 
@@ -210,7 +211,7 @@ def test_a_diverted_marker_is_named(root_ns):
     marker = json.loads(t.cli("check", "--python", t.executable, "--json").stdout)["marker"]
     assert not marker["marker_exists"] and marker["diverted_to"] == path + ".distrib", marker
     for command in ("status", "check"):
-        text = t.cli(command, "--python", t.executable).stdout
+        text = unwrap_lines(t.cli(command, "--python", t.executable).stdout)
         assert "marker: diverted (the image opted out of PEP 668 with dpkg-divert; the " \
             "distribution's marker is kept at %s.distrib)" % path in text, text
         assert "none (expected at" not in text, text

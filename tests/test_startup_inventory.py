@@ -122,8 +122,12 @@ def test_check_lists_startup_code_owners_and_what_fails(guarded_target):
     said = ("Error in import line from %s/swr-broken.pth" % local if t.version >= (3, 15)
             else "Error processing line 1 of %s/swr-broken.pth" % local)
     assert said in start.stderr and said in broken[0]["message"], (start.stderr, broken)
-    assert "fails at every start: " + error in text, text
-    assert "    line 1: runs import swr_no_such_module_xyz\n" in text, text  # what it does
+    # The file's block names its finding; its lines are --verbose's (each fact once).
+    assert "swr-broken.pth [owned by nobody] (finding %s" % broken[0]["id"][:12] in text, text
+    assert "fails at every start: " not in text, text
+    verbose = t.cli("check", "--python", t.executable, "--verbose").stdout
+    assert "fails at every start: " + error in verbose, verbose
+    assert "    line 1: runs import swr_no_such_module_xyz\n" in verbose, verbose
     after = _file(report, "swr-broken.pth")["lines"][1]
     if t.version >= (3, 15):  # PEP 829: a failing line no longer abandons the file
         assert after["runs"] is True and after["error"] is None, after

@@ -20,6 +20,7 @@ import pytest
 from harness.guarded import make_guarded
 from harness.roots import _LAUNCH, RootTarget
 from harness.spread import DEBIAN, ROTATED, spread
+from sitewarden.facts.text import unwrap_lines
 
 STATES = ("unguarded", "guarded", "damaged", "orphaned", "disabled", "no-marker", "venv",
           "pipx-venv")
@@ -88,7 +89,7 @@ def test_status_and_check_agree_and_tell_the_truth(python, state, tmp_path):
         assert (status["startup_probe"], live["startup_probe"]) == ("static", "live")
         check_proc = _run(t, [*cli, "check", *target, "--json", "--fail-on", "low"], env)
         check = json.loads(check_proc.stdout)
-        texts = {command: _run(t, [*cli, command, *target], env).stdout
+        texts = {command: unwrap_lines(_run(t, [*cli, command, *target], env).stdout)
                  for command in ("status", "check")}
         guard = check["guard"]
 
@@ -104,7 +105,12 @@ def test_status_and_check_agree_and_tell_the_truth(python, state, tmp_path):
         kinds = sorted((f["kind"], f["severity"]) for f in check["findings"]
                        if f["kind"] in GUARD_KINDS)
         status_rc = _run(t, [*cli, "status", *target], env).returncode
-        assert status_rc == int(any(severity != "info" for _, severity in kinds)), kinds
+        # status: 1 for a guard finding at low or above, or when check's default gate
+        # (--fail-on medium) fails; its JSON verdict is check's.
+        gate = any(f["severity"] in ("medium", "high") for f in check["findings"])
+        assert status_rc == int(any(severity != "info" for _, severity in kinds) or gate), (
+            kinds, check["findings"])
+        assert status["verdict"]["exit"] == int(gate), status["verdict"]
         assert check_proc.returncode >= status_rc  # status counts what check --fail-on low
 
         # ... which is what a start of the target does.

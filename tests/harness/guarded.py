@@ -96,6 +96,10 @@ def one_line(message: str) -> str:
     return message.replace("\n" + WARNING_INDENT, " ")
 
 
+#: What the CLI adds to each finding of the probe's report.
+CLI_FINDING_KEYS = ("id", "fix", "fix_reason", "acknowledged_at")
+
+
 class Result:
     """What one run of :data:`IMPORTER` saw."""
 
@@ -421,10 +425,11 @@ class GuardedPython:
         from .static_compare import differences
 
         live = self.live_check(env, cwd)
-        # What the CLI adds: the guard's state, the environment, the host, the time, ids
-        # (and the fixes that name them: the probe writes a mark in their place).
+        # What the CLI adds: the guard's state, the environment, the host, the time, the
+        # verdict; each finding's id (and the fixes that name it: the probe writes a mark
+        # in their place), its fix, when it was acknowledged.
         static = {k: v for k, v in static.items() if k not in (
-            "guard", "environment", "silence_files", "aliases", "host", "time")}
+            "guard", "environment", "silence_files", "aliases", "host", "time", "verdict")}
         static["findings"] = [_without_id(f) for f in static["findings"]
                               if f["kind"] not in CLI_FINDINGS]
         if static.get("path"):
@@ -447,11 +452,11 @@ class GuardedPython:
 
 def _without_id(finding: Dict[str, Any]) -> Dict[str, Any]:
     """A finding of the CLI's report as the probe made it: no ``id``, the mark where a
-    fix names it (``records.identify``)."""
+    fix names it (``records.identify``), none of what the CLI adds (its ``fix``...)."""
     from sitewarden.facts.records import ID_MARK, SHOWN
 
     short = finding.get("id", "")[:SHOWN]
-    out = {k: v for k, v in finding.items() if k != "id"}
+    out = {k: v for k, v in finding.items() if k not in CLI_FINDING_KEYS}
     for key in ("message", "command"):
         if short and isinstance(out.get(key), str):
             out[key] = out[key].replace(short, ID_MARK)

@@ -18,19 +18,13 @@ import sys
 from .. import _swallowed, pathfacts, settings
 from ..facts import distinfo, integrity, owners, reader
 from ..facts.reader import open_regular, read_bytes
-from ..facts.records import Finding
-from ..facts.startup_records import Acknowledgement
+from ..facts.records import ID_MARK, Finding
+
+# ACKNOWLEDGEABLE: the findings an acknowledgement lifts; UNPINNABLE: what no pin
+# covers; said beside the records, where the CLI reads them without this module.
+from ..facts.startup_records import ACKNOWLEDGEABLE, UNPINNABLE, Acknowledgement
 from . import line_checks
 
-#: The findings an acknowledgement lifts: what a startup file's code does, whoever owns
-#: it; never a file that is not what its owner installed, code that could not be read,
-#: nor a file others may change.
-ACKNOWLEDGEABLE = ("dangerous-startup-code", "unproven-startup-code", "distribution-startup-code",
-                   "unowned-startup-code")
-
-#: What no pin covers: code that runs what it does not show (a file's contents, a
-#: computed value, a deserialised object): the bytes that run are not among those hashed.
-UNPINNABLE = "runs-hidden-code"
 #: The states of an acknowledgement that acknowledges nothing on any interpreter (one
 #: that names another interpreter's startup file, ``not-startup-file``, is not reported).
 UNMATCHED = ("no-such-file", "unpinned", "cannot-pin", "untrusted-source", "not-administrator")
@@ -229,9 +223,10 @@ def _mark(x, ack):
         x.message += "; NOT acknowledged: %s %s" % (where, ack.meaning())
     elif ack.state == "changed" and not x.details.get("acknowledgement_changed"):
         x.details["acknowledgement_changed"] = ack.source
+        # ID_MARK: the id the finding has now, which the CLI computes (records.identify)
         x.message += ("; NOT acknowledged: the file, its owner or the code it runs changed "
                       "since it was acknowledged (%s): review it, then acknowledge it again "
-                      "(sitewarden acknowledge FINDING-ID)" % where)
+                      "(sitewarden acknowledge %s)" % (where, ID_MARK))
 
 
 def _unmatched(ack):

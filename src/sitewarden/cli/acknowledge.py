@@ -16,19 +16,25 @@ line), under a comment saying what was acknowledged, by whom and when:
 
 Any other finding is refused with its fix: no acknowledgement excuses a file that is
 not what its owner installed, code that could not be read, or a place others may change.
+
+``--remove ID|FILE`` takes an acknowledgement back: the line (and the comment above it)
+that acknowledges the finding ``ID`` (the comment names it), or the startup file
+``FILE``, out of the silence file that holds it, rewritten atomically.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 from .. import settings
 from ..audit.acknowledgements import ACKNOWLEDGEABLE, UNPINNABLE
-from ..facts.records import CheckReport, Finding
-from . import fileops, targets
-from .errors import EXIT_OK, UsageError
+from ..facts.records import SHOWN, CheckReport, Finding
+from ..facts.startup_records import ACKNOWLEDGEABLE_SHADOWS
+from . import deployed, fileops, targets, verdict
+from .errors import EXIT_ATTENTION, EXIT_OK, UsageError
 
 TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
@@ -40,33 +46,45 @@ if TYPE_CHECKING:
 #: The shortest prefix of a finding's id the command takes.
 MIN_PREFIX = 8
 #: What opens the comment the command writes above each line it adds.
-COMMENT = "# sitewarden acknowledge "
+COMMENT = verdict.COMMENT
+_HEX = "0123456789abcdef"
+#: Why a finding of each kind is no acknowledgement's to lift.
+_REFUSED = {
+    "startup-file-modified": "a file that is not what its owner installed",
+    "startup-module-modified": "a module that is not what its owner installed",
+    "unread-startup-code": "code that could not be read",
+    "writable-startup-file": "a file others may change",
+    "writable-startup-module": "a module others may change",
+    "writable-path-entry": "a sys.path directory others may change",
+    "marker-removed": "a PEP 668 marker that was removed",
+    "requirement-violated": "a broken requirement: acknowledge the shadow that breaks it",
+}
 
 
-class _About:
-    """What the command reads of a finding's details, read in one place."""
-
-    def __init__(self, finding: Finding) -> None:
-        details = finding.details
-        self.file, self.module = details.get("file"), details.get("module")
-        self.pin, self.command = details.get("pin"), details.get("command")
-        self.capabilities = details.get("capabilities") or ()
-        self.acknowledged_by = details.get("acknowledged_by") if details.get(
-            "acknowledged") else None
-        owner = details.get("owner") or {}
-        self.owner = (owner.get("package") or owner.get("distribution"), owner.get("version"))
+def _wanted_id(text: str) -> str:
+    """``text`` as a finding's id or prefix; a usage error unless 8 hex digits or more."""
+    wanted = text.strip().lower()
+    if len(wanted) < MIN_PREFIX or any(c not in _HEX for c in wanted):
+        raise UsageError("a finding id needs %d hex digits or more (%r); the ids: "
+                         "sitewarden check shows the first %d digits, check --json all 16"
+                         % (MIN_PREFIX, text, SHOWN))
+    return wanted
 
 
 def cmd_acknowledge(args: argparse.Namespace, style: Style, check_data: Any) -> int:
     """The command; ``check_data``: ``commands.check_data``, ``check``'s report."""
+    if getattr(args, "remove", False):
+        return cmd_remove(args, style, check_data)
+    wanted = _wanted_id(args.id)
     report = check_data(args.python, targets.PendingCheck(args.python, "pins"))
     report.as_json()  # each finding's id (the CLI's side: CheckReport.as_json)
-    finding = _find(report, args.id.strip().lower())
-    about = _About(finding)
+    finding = _find(report, wanted)
+    about = verdict.About(finding)
     where = "sitewarden check --python %s" % report.interpreter.executable
     if about.acknowledged_by:
-        print("%s is acknowledged already (%s): %s" % (
-            finding.id, about.acknowledged_by, finding.message))
+        when = about.acknowledged_at
+        print("%s is acknowledged already, in %s%s" % (
+            finding.id, about.acknowledged_by, " on %s" % when if when else ""))
         return EXIT_OK
     line = _line(finding, about, where)
     if args.print:
@@ -101,7 +119,7 @@ def cmd_acknowledge(args: argparse.Namespace, style: Style, check_data: Any) -> 
 def _find(report: CheckReport, wanted: str) -> Finding:
     found = report.findings + (report.path.findings if report.path else [])
     exact = [f for f in found if f.id == wanted]
-    if not exact and len(wanted) >= MIN_PREFIX:
+    if not exact:
         exact = [f for f in found if f.id and f.id.startswith(wanted)]
     where = "sitewarden check --python %s --json" % report.interpreter.executable
     if not exact:
@@ -114,7 +132,7 @@ def _find(report: CheckReport, wanted: str) -> Finding:
     return exact[0]
 
 
-def _line(finding: Finding, about: _About, where: str) -> str:
+def _line(finding: Finding, about: verdict.About, where: str) -> str:
     """What acknowledges ``finding``, as a silence file holds it; refused (UsageError)
     for a finding no acknowledgement may lift."""
     if finding.kind in ACKNOWLEDGEABLE:
@@ -126,14 +144,15 @@ def _line(finding: Finding, about: _About, where: str) -> str:
             raise UsageError("%s cannot be pinned: a file its code runs cannot be read "
                              "(%s names it)" % (about.file, where))
         return about.pin
-    if finding.kind == "shadowed-module" and about.module:
+    if finding.kind in ACKNOWLEDGEABLE_SHADOWS and about.module:
         return "shadow:%s" % about.module
+    fix, reason = verdict.fix_of(finding)
     raise UsageError(
-        "a %s finding cannot be acknowledged: an acknowledgement accepts what startup code "
-        "does, or a shadow; never a file that is not what its owner installed, code that "
-        "could not be read, nor a place others may change; %s" % (
-            finding.kind, "fix it: %s" % about.command if about.command else
-            "the finding says what fixes it: " + finding.message))
+        "%s is a %s finding, which cannot be acknowledged (%s): an acknowledgement accepts "
+        "what startup code does, or a shadow; %s" % (
+            finding.id[:SHOWN] if finding.id else "it", finding.kind,
+            _REFUSED.get(finding.kind, "the state of this interpreter, not code it runs"),
+            "fix it: %s" % fix if fix else "what to do: %s" % reason))
 
 
 def _destination(args: argparse.Namespace, report: CheckReport) -> Path:
@@ -147,7 +166,7 @@ def _destination(args: argparse.Namespace, report: CheckReport) -> Path:
     return Path(deployments[0].site_dir) / settings.SITE_FILE
 
 
-def _comment(finding: Finding, about: _About, report: CheckReport) -> list[str]:
+def _comment(finding: Finding, about: verdict.About, report: CheckReport) -> list[str]:
     who, version = about.owner
     return ["%s%s, %s on %s, %s (%s): %s" % (
         COMMENT, finding.id, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), report.host,
@@ -198,3 +217,124 @@ def _without(lines: list[str], line: str) -> tuple[list[str], list[str]]:
             continue
         kept.append(x)
     return kept, replaced
+
+
+# ---------------------------------------------------------------- --remove
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
+    """The acknowledgements of a silence file's ``lines``: ``(first, last, word)``, the
+    line range of each word line with the comment ``acknowledge`` wrote above it."""
+    out = []
+    for n, line in enumerate(lines):
+        word = line.strip()
+        if not word or word.startswith("#"):
+            continue
+        first = n
+        while first > 0 and (lines[first - 1].startswith(COMMENT)
+                             or lines[first - 1].startswith("#   ")):
+            first -= 1
+            if lines[first].startswith(COMMENT):
+                break
+        out.append((first, n, word))
+    return out
+
+
+def _comment_id(lines: list[str], first: int) -> str:
+    line = lines[first]
+    return line[len(COMMENT):].partition(",")[0].strip().lower() \
+        if line.startswith(COMMENT) else ""
+
+
+def _matches(wanted: str, word: str) -> bool:
+    """Does the silence file's ``word`` acknowledge ``wanted``: a startup file's path,
+    or an acknowledgement as written (``startup:...``, ``shadow:NAME``)?"""
+    if word == wanted:
+        return True
+    if wanted.startswith("/") and word.lower().startswith("startup:"):
+        return settings.startup_pin(word[8:])[0] == wanted
+    return False
+
+
+def _silence_files(args: argparse.Namespace) -> list[Path]:
+    """The silence files an acknowledgement may be in: the machine's and the target's
+    deployments' (``--deployment``: the latter alone)."""
+    files = [] if args.deployment else [Path(settings.SYSTEM_FILE)]
+    if args.deployment or args.python is not None:
+        target = targets.probe_target(args.python)
+        files += [Path(d.site_dir) / settings.SITE_FILE
+                  for d in deployed.find_deployments(target)]
+    return [p for p in files if p.is_file()]
+
+
+def _words_of(report: CheckReport, wanted: str) -> list[str]:
+    """The words that acknowledge the finding ``wanted`` (an id or prefix) in the target
+    (``report``): its startup file's pin, its module's ``shadow:NAME``."""
+    finding = _find(report, wanted)
+    about = verdict.About(finding)
+    acks = verdict.acknowledgements(report.sections) or ()
+    out = ["startup:" + a.word for a in acks if a.file == about.file and a.word]
+    if about.module:
+        out.append("shadow:%s" % about.module)
+    return out
+
+
+def cmd_remove(args: argparse.Namespace, style: Style, check_data: Any) -> int:
+    """``acknowledge --remove ID|FILE``: the acknowledgement taken out of the silence file
+    that holds it; exit status 1 when none matched."""
+    given = args.id.strip()
+    by_path = given.startswith("/") or given.lower().startswith(("startup:", "shadow:"))
+    wanted = given if by_path else _wanted_id(given)
+    files = _silence_files(args)
+    removed = _remove(files, wanted, by_path)
+    if not removed and not by_path:  # no comment names it: the words that acknowledge it
+        report = check_data(args.python, targets.PendingCheck(args.python, "pins"))
+        report.as_json()
+        try:
+            words = _words_of(report, wanted)
+        except UsageError:  # no such finding now: nothing acknowledges it either
+            words = []
+        for word in words:
+            removed += _remove(files, word, True)
+    if not removed:
+        print("sitewarden: no acknowledgement of %s in %s" % (
+            given, ", ".join(str(p) for p in files) or "any silence file (%s, or a "
+            "deployment's %s)" % (settings.SYSTEM_FILE, settings.SITE_FILE)),
+            file=sys.stderr)
+        return EXIT_ATTENTION
+    for path, lines in removed:
+        print(style.bold("removed from %s:" % path))
+        print("\n".join("  " + line for line in lines))
+    return EXIT_OK
+
+
+def _remove(files: list[Path], wanted: str, by_path: bool) -> list[tuple[Path, list[str]]]:
+    """Take the acknowledgements of ``wanted`` (a word or startup file: ``by_path``; else
+    an id or its prefix, as the comment above the line names it) out of ``files``, each
+    rewritten atomically; ``[(file, the lines taken out)]``."""
+    out = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise UsageError("cannot read %s (%s)" % (path, exc.strerror or exc)) from None
+        lines = text.splitlines()
+        gone: set[int] = set()
+        for first, last, word in _blocks(lines):
+            if (_matches(wanted, word) if by_path
+                    else _comment_id(lines, first).startswith(wanted)):
+                gone.update(range(first, last + 1))
+        if not gone:
+            continue
+        kept = [x for n, x in enumerate(lines) if n not in gone]
+        try:
+            fileops.refuse_symlink(path)
+            fileops.atomic_write(path, ("\n".join(kept) + "\n" if kept else "").encode(
+                "utf-8", "surrogateescape"), like=path.stat())
+        except OSError as exc:
+            raise UsageError("cannot write %s (%s)%s" % (
+                path, exc.strerror or exc, ": run it as root (sudo sitewarden acknowledge "
+                "--remove ...)" if isinstance(exc, PermissionError) and os.geteuid() != 0
+                else "")) from None
+        out.append((path, [x for n, x in enumerate(lines) if n in gone]))
+    return out

@@ -10,7 +10,7 @@ from .. import __version__, settings
 from ..facts.records import CheckReport, Finding, MarkerState
 from ..facts.startup_records import Acknowledgement
 from ..probe.jsonout import dumps
-from . import deployed, environment, judgement, targets
+from . import deployed, environment, judgement, targets, verdict
 from .errors import (
     CHECK_FAIL_ON,
     DEFAULT_FAIL_ON,
@@ -22,7 +22,7 @@ from .errors import (
     UsageError,
 )
 from .render import Style, render_check, render_check_all, render_status, render_status_all
-from .state import DeploymentState, Setting, StartupState, Status, TargetFailure
+from .state import DeploymentState, Setting, StartupState, Status, TargetFailure, Verdict
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ examples:
   sitewarden check --python /usr/bin/python3             the interpreter's whole state
   sudo sitewarden acknowledge ID --python /usr/bin/python3  accept finding ID as it is
   sudo sitewarden quarantine ID --python /usr/bin/python3   remove what finding ID names
+  sudo sitewarden acknowledge --remove ID                 take an acknowledgement back
   sudo sitewarden uninstall --python /usr/bin/python3    remove it, exactly
 
 environment:
@@ -53,9 +54,11 @@ exit status (one rule for every command; with --all, the highest over the interp
        the PEP 668 marker applies, no orphaned hook or incomplete deployment; check: no
        finding at or above --fail-on, "medium" by default; install: a start would load
        the guard; uninstall: removed)
-  1    done, but something needs attention: a target not guarded or damaged (status), a
-       finding at or above --fail-on (check; status counts the same guard findings as
-       check --fail-on low), a guard deployed that a start would not load (install)
+  1    done, but something needs attention: a finding at or above --fail-on (check);
+       a target not guarded or damaged (status: the guard's findings at low or above),
+       or a finding that fails check's default gate, --fail-on medium (status: its
+       verdict line then names sitewarden check); a guard deployed that a start would
+       not load (install); no acknowledgement matched (acknowledge --remove)
   2    usage or operational error, one line on stderr: bad options, a target that
        cannot be probed, an install refused, nothing to uninstall
   130  interrupted (Ctrl-C)
@@ -163,11 +166,20 @@ def _add_acknowledge_parser(sub: Any, formatter: Any) -> None:
                        "installed, code that cannot be\nread, a place others may change) are "
                        "refused: they have a fix instead.\nLike check, it runs nothing of the "
                        "target." % settings.SYSTEM_FILE,
-                       epilog="example:\n  sudo sitewarden acknowledge 3f09c2a1d4e5b6a7 "
-                       "--python /usr/bin/python3", formatter_class=formatter)
+                       epilog="example:\n  sudo sitewarden acknowledge 3f09c2a1d4e5 "
+                       "--python /usr/bin/python3\n  sudo sitewarden acknowledge --remove "
+                       "3f09c2a1d4e5\n  sudo sitewarden acknowledge --remove "
+                       "/usr/local/lib/python3.11/dist-packages/x.pth\n\n"
+                       "exit status: 0 done; 1 --remove found no such acknowledgement; 2 "
+                       "an id shorter than 8 digits, no such finding, or one that cannot be "
+                       "acknowledged", formatter_class=formatter)
     p.add_argument("id", metavar="FINDING-ID",
-                   help="the finding's id, as check --json gives it (or its first 8+ digits)")
+                   help="the finding's id, as check shows it (its first 8 digits or more); "
+                   "with --remove also a startup file's path")
     _add_target_options(p, where=False)
+    p.add_argument("--remove", action="store_true",
+                   help="take the acknowledgement of FINDING-ID (or of the startup file "
+                   "FILE) out of the silence file that holds it")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--deployment", action="store_true",
                    help="write the guard deployment's silence file of the target "
@@ -186,12 +198,19 @@ def _add_audit_parsers(sub: Any, formatter: Any) -> None:
                        "loads it\nand refuses installs. It runs none of the target's startup "
                        "code: as check,\nit starts the target isolated, without site (-I -S), "
                        "and reads what a normal\nstart would run (.pth import lines, .start "
-                       "entry points, sitecustomize,\nusercustomize).",
-                       epilog="example:\n  sitewarden status --all",
+                       "entry points, sitecustomize,\nusercustomize). It ends with check's "
+                       "verdict line (--fail-on medium), naming\nsitewarden check when that "
+                       "gate fails.",
+                       epilog="example:\n  sitewarden status --all\n\nexit status: 0 "
+                       "guarded and check's gate passes; 1 the guard needs attention\n(a "
+                       "finding about it at low or above) or check --fail-on medium fails; "
+                       "2 error",
                        formatter_class=formatter)
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--verbose", action="store_true",
+                   help="also what each setting means (the JSON holds it all)")
     p.add_argument("--live", action="store_true",
                    help="instead, start the target normally (python -c <a script that asks "
                    "whether the guard is loaded>, in /, in this environment) and report "
@@ -212,6 +231,9 @@ def _add_audit_parsers(sub: Any, formatter: Any) -> None:
     _add_target_options(p, where=False)
     _add_all_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--verbose", action="store_true",
+                   help="also every line of each startup file and what each setting means "
+                   "(the JSON holds it all)")
     p.add_argument("--fail-on", choices=FAIL_ON, default=CHECK_FAIL_ON, metavar="SEVERITY",
                    help="exit 1 when a finding is at or above SEVERITY (%s; default: %s: "
                    "what needs attention; low: also an interpreter the guard does not load)"
@@ -221,9 +243,7 @@ def _add_audit_parsers(sub: Any, formatter: Any) -> None:
 def exit_status(findings: list[Finding], fail_on: str = DEFAULT_FAIL_ON) -> int:
     """The rule for a target's findings: 1 when any is at or above ``fail_on`` (by default:
     above ``info``), else 0."""
-    least = FAIL_ON.index(fail_on)
-    return EXIT_ATTENTION if any(f.severity in FAIL_ON and FAIL_ON.index(f.severity) >= least
-                                 for f in findings) else EXIT_OK
+    return verdict.gate(findings, fail_on)
 
 
 def guard_findings(status: Status, target: targets.Target | None = None) -> list[Finding]:
@@ -263,33 +283,49 @@ def guard_findings(status: Status, target: targets.Target | None = None) -> list
             "SITEWARDEN_DISABLE=%s in this environment: the guard is off in every process "
             "started from it" % status.disabled_value))
     if not status.active:
+        command, advice = verdict.install_advice(status.python, target)
         out.append(Finding(
             "guard-not-active", "low" if applies else "info",
             "the sitewarden guard is not loaded at startup of %s%s" % (
                 status.python,
                 ": only pip 23+ refuses installs here by itself (older pips, setuptools and "
                 "installer do not), nothing keeps installers out of the distribution's "
-                "directories, and shadowing goes unreported; deploy it with `sitewarden "
-                "install --python %s`" % status.python
-                if applies else "")))
+                "directories, and shadowing goes unreported; %s" % advice
+                if applies else ""), **({"command": command} if applies else {})))
     return out
 
 
 def status_exit(data: Status | TargetFailure) -> int:
-    """``status``'s exit status for one target: ``check``'s rule on the guard's findings
-    (an interpreter not run because another user may change it: its high finding)."""
+    """``status``'s exit status for one target: 1 when a finding about the guard is low
+    or above (``check --fail-on low`` on the guard's findings), or when ``check``'s default
+    gate fails on its findings (``data.verdict``); an interpreter not run because
+    another user may change it: its high finding."""
     if isinstance(data, TargetFailure):
         return EXIT_ATTENTION if data.untrusted else EXIT_ERROR
-    return exit_status(guard_findings(data))
+    gate = data.verdict.exit if data.verdict else EXIT_OK
+    return max(exit_status(guard_findings(data)), gate)
 
 
-def acknowledgements(report: dict[str, Any] | None) -> list[Acknowledgement] | None:
-    """The acknowledgements of startup code and their state in the target, from the
-    ``startup`` section of ``check``'s report as the probe sent it (None: no section)."""
-    section = (report or {}).get("startup")
-    if not isinstance(section, dict):
-        return None
-    return [Acknowledgement.from_json(a) for a in section.get("acknowledgements") or ()]
+def status_verdict(status: Status, report: CheckReport, target: targets.Target) -> None:
+    """``status``'s verdict: ``check``'s with its default gate, pointing to ``check``
+    when that fails, and the guard's own state when it decides ``status``'s exit."""
+    findings = report.findings
+    gate = exit_status(findings, CHECK_FAIL_ON)
+    guard = [f for f in guard_findings(status, target) if exit_status([f])]
+    command = "sitewarden check --python %s" % deployed.shell_quote(status.python)
+    if gate:
+        next_command = command
+    elif guard:
+        next_command = verdict.About(guard[0]).command or command
+    else:
+        next_command = None
+    status.verdict = verdict.make(findings, CHECK_FAIL_ON, next_command)
+    status.verdict.status = status_exit(status)
+    if guard and not gate:
+        status.verdict.guard = "the guard needs attention: %s" % guard[0].kind
+
+
+acknowledgements = verdict.acknowledgements
 
 
 def status_data(target: targets.Target, startup: StartupState | None = None,
@@ -373,16 +409,63 @@ def _default_target_note(args: argparse.Namespace) -> str | None:
 
 def status_of(python: str | None, live: bool = False,
               pending: targets.PendingCheck | None = None) -> Status:
-    """``status``'s report on one target: from the static probe (``check``'s, its
-    startup section: nothing of the target runs), or with ``live`` from a normal start
-    of the target (``targets.startup_status``: its startup code runs)."""
-    if live:
-        data = status_data(targets.probe_target(python))
-    else:
-        target, report, startup = (pending or targets.PendingCheck(python, "status")).result()
-        data = status_data(target, startup, acknowledgements(report))
+    """``status``'s report on one target: from ``check``'s probe (nothing of the target
+    runs: whether a start loads the guard is read from its startup files), or with
+    ``live`` whether a normal start of the target loads it (``targets.startup_status``:
+    its startup code runs); with ``check``'s verdict either way."""
+    data, report, target = audit(python, pending, live)
     data.startup_probe = "live" if live else "static"
+    status_verdict(data, report, target)
     return data
+
+
+def _when() -> tuple[str, str]:
+    """``(host, time)`` as ``check``'s report gives them (``CheckReport.from_json``)."""
+    import time  # reason: a JSON of several interpreters only
+
+    return os.uname().nodename, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _all_verdict(items: list[Any], fail_on: str, status: bool) -> Verdict:
+    """``--all``'s verdict: the findings of every interpreter counted, the highest gate
+    (``exit``), the command's own exit status (``status``: not probed is 2; for
+    ``status``, a guard that needs attention is 1) and why it differs (``guard``)."""
+    numbers = dict.fromkeys(verdict.SEVERITIES, 0)
+    gates, exits = [EXIT_OK], [EXIT_OK]
+    for item in items:
+        if not isinstance(item, TargetFailure):
+            v = item.verdict
+        elif item.untrusted:
+            v = verdict.make(item.findings or [], fail_on, None)
+        else:
+            v = None
+        if v is not None:
+            for k, n in v.counts.items():
+                numbers[k] += n
+            gates.append(v.exit)
+        exits.append(status_exit(item) if status else _check_status(item, fail_on))
+    failed = len([i for i in items if isinstance(i, TargetFailure) and not i.untrusted])
+    out = verdict.make([], fail_on, None)
+    out.counts, out.exit, out.status = numbers, max(gates), max(exits)
+    if out.exit:
+        out.next = "sitewarden check --all" if status else "the fixes above"
+    if failed:
+        out.guard = "%d not probed" % failed
+    elif out.status != out.exit:
+        out.guard = "a guard needs attention"
+    return out
+
+
+def _print_all(args: argparse.Namespace, style: Style, items: list[Any], render: Any,
+               status: bool) -> None:
+    fail_on = CHECK_FAIL_ON if status else args.fail_on
+    summary = _all_verdict(items, fail_on, status)
+    if args.json:
+        host, when = _when()
+        print(dumps({"host": host, "time": when, "verdict": summary.as_json(),
+                     "interpreters": [i.as_json() for i in items]}))
+    else:
+        print(render(items, style, summary, verbose=getattr(args, "verbose", False)))
 
 
 def cmd_status(args: argparse.Namespace, style: Style,
@@ -390,10 +473,7 @@ def cmd_status(args: argparse.Namespace, style: Style,
     live = bool(getattr(args, "live", False))
     if args.all:
         items = _each(args, lambda exe: status_of(exe, live))
-        if args.json:
-            print(dumps({"interpreters": [i.as_json() for i in items]}))
-        else:
-            print(render_status_all(items, style))
+        _print_all(args, style, items, render_status_all, status=True)
         return max(status_exit(i) for i in items)
     data = status_of(args.python, live, pending)
     _print_one(args, style, data, render_status)
@@ -409,21 +489,39 @@ def _print_one(args: argparse.Namespace, style: Style, data: Status | CheckRepor
         if note:
             print("sitewarden: " + note, file=sys.stderr)
     else:
-        print(render(data, style))
+        print(render(data, style, verbose=getattr(args, "verbose", False)))
         if note:
             print(style.warn(note))
 
 
-def check_data(python: str | None, pending: targets.PendingCheck | None = None) -> CheckReport:
-    """``check``'s report on one target (``pending``: its probe, started already)."""
+def audit(python: str | None, pending: targets.PendingCheck | None = None,
+          live: bool = False) -> tuple[Status, CheckReport, targets.Target]:
+    """``(status, check's report, target)`` of one target, from ``check``'s probe
+    (``pending``: started already); with ``live``, whether the guard loads is learned
+    from a normal start of the target (its startup code runs: ``status --live``)."""
     target, data, startup = (pending or targets.PendingCheck(python)).result()
+    if live:
+        startup = targets.startup_status(target)
     report = CheckReport.from_json(data)
-    status = status_data(target, startup, acknowledgements(data))
+    acks = acknowledgements(data)
+    status = status_data(target, startup, acks)
+    status.marker.removed_from = report.marker.removed_from  # check's probe asks dpkg
     report.guard = status.guard()
     report.environment = status.environment
     report.silence_files = status.silence_files
     report.findings.extend(guard_findings(status, target))
-    report.identify()  # each finding's id, and the fixes that name it, text and JSON alike
+    verdict.complete(report, acks)
+    status.host, status.time = report.host, report.time
+    return status, report, target
+
+
+def check_data(python: str | None, pending: targets.PendingCheck | None = None,
+               fail_on: str = CHECK_FAIL_ON) -> CheckReport:
+    """``check``'s report on one target (``pending``: its probe, started already), with
+    its verdict for ``--fail-on fail_on``."""
+    report = audit(python, pending)[1]
+    report.verdict = verdict.make(report.findings, fail_on, verdict.check_next(
+        report.findings, fail_on, report.interpreter.executable))
     return report
 
 
@@ -436,13 +534,10 @@ def _check_status(report: CheckReport | TargetFailure, fail_on: str) -> int:
 def cmd_check(args: argparse.Namespace, style: Style,
               pending: targets.PendingCheck | None = None) -> int:
     if args.all:
-        items = _each(args, check_data)
-        if args.json:
-            print(dumps({"interpreters": [i.as_json() for i in items]}))
-        else:
-            print(render_check_all(items, style))
+        items = _each(args, lambda exe: check_data(exe, None, args.fail_on))
+        _print_all(args, style, items, render_check_all, status=False)
         return max(_check_status(r, args.fail_on) for r in items)
-    report = check_data(args.python, pending)
+    report = check_data(args.python, pending, args.fail_on)
     _print_one(args, style, report, render_check)
     return _check_status(report, args.fail_on)
 

@@ -11,6 +11,7 @@ import os
 
 from .. import failopen, settings
 from ..facts.startup_records import Acknowledgement
+from .state import Word
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
@@ -64,48 +65,57 @@ def describe_disable(value: str) -> dict[str, Any]:
 
 
 def startup_meanings(words: list[str], source: str,
-                     acks: list[Acknowledgement] | None) -> tuple[list[str], bool]:
-    """What each ``startup:`` word of ``source`` does: its state in the target as the
-    probe read it (``acks``: ``facts.startup_records.Acknowledgement``s; None: not read, as
-    for ``status --live``), and whether all of them pin something."""
+                     acks: list[Acknowledgement] | None) -> tuple[list[Word], bool]:
+    """Each ``startup:`` word of ``source`` as ``{"word", "state", "meaning"}``: its state
+    in the target as the probe read it (``acks``: ``facts.startup_records.Acknowledgement``s;
+    None: not read), and whether all of them pin something."""
     out, pinned = [], True
     for word in words:
         found = [a for a in acks or () if a.word == word and a.source == source]
         path, digest = settings.startup_pin(word)
         pinned = pinned and digest is not None
         if found:
-            meaning = found[0].meaning()
+            ack = found[0]
         elif digest is None:
-            meaning = Acknowledgement(word, source, None, "unpinned").meaning()
+            ack = Acknowledgement(word, source, None, "unpinned")
         elif source not in ("SITEWARDEN_SILENCE", settings.SYSTEM_FILE):  # a deployment's
-            meaning = Acknowledgement(word, source, path, "not-administrator").meaning()
+            ack = Acknowledgement(word, source, path, "not-administrator")
         else:
-            meaning = "acknowledges %s as it was when pinned" % path
-        out.append("%s %s" % (settings.short_word(word), meaning))
+            ack = None
+        out.append(Word(settings.short_word(word), ack.state.replace("-", " ") if ack
+                         else "pinned", ack.meaning() if ack
+                         else "acknowledges %s as it was when pinned" % path))
     return out, pinned
+
+
+def _meaning(words: list[Word], unknown: tuple[str, ...], accepted: str) -> str:
+    """What a source's words mean together: those understood, then those not."""
+    said = "; ".join("%s: %s" % (w.word, w.meaning) for w in words
+                     if w.state != "not understood") or "nothing is silenced"
+    if unknown:
+        said += "; not understood, ignored: %s (%s)" % (_quoted(unknown), accepted)
+    return said
 
 
 def describe_silence(value: str, acks: list[Acknowledgement] | None = None) -> dict[str, Any]:
     kinds, names, unknown = settings.parse_silence(value)
-    parts = []
-    if set(kinds) == set(settings.WARNING_KINDS):
-        parts.append("no shadow or sys.path warning is shown")
-    elif kinds:
-        parts.append("no %s warning is shown" % ("sys.path" if "path" in kinds else "shadow"))
-    if names and "shadow" not in kinds:
-        parts.append("no shadow warning about %s (acknowledged: check lists %s as such)"
-                     % (", ".join(names), "it" if len(names) == 1 else "them"))
+    words = []
+    for kind in settings.WARNING_KINDS:
+        if kind in kinds:
+            words.append(Word(kind, "silenced", "no %s warning is shown (silencing never "
+                               "lifts a block)" % ("sys.path" if kind == "path" else kind)))
+    for name in names:
+        words.append(Word("shadow:" + name, "silenced" if "shadow" in kinds else
+                           "acknowledged", "no shadow warning about %s; check lists it as "
+                           "acknowledged" % name))
     startup, pinned = startup_meanings(settings.startup_words(value), "SITEWARDEN_SILENCE",
                                        acks)
-    parts.extend(startup)
-    meaning = "; ".join(parts) + "; silencing never lifts a block" if parts \
-        else "nothing is silenced"
-    if not pinned:
-        meaning = "not understood: %s" % meaning
-    if unknown:
-        meaning = "not understood: %s ignored; %s (%s)" % (_quoted(unknown), meaning,
-                                                         SILENCE_ACCEPTED)
-    return _item("SITEWARDEN_SILENCE", value, meaning, not unknown and pinned)
+    words.extend(startup)
+    words.extend(Word(w, "not understood", "ignored (%s)" % SILENCE_ACCEPTED) for w in unknown)
+    item = _item("SITEWARDEN_SILENCE", value, _meaning(words, unknown, SILENCE_ACCEPTED),
+                 not unknown and pinned)
+    item.update(words=[w.as_json() for w in words])
+    return item
 
 
 def describe_debug(value: str) -> dict[str, Any]:
@@ -158,32 +168,33 @@ def silence_files(site_dirs: list[str],
                   acks: list[Acknowledgement] | None = None) -> list[dict[str, Any]]:
     """Every silence file that exists (the machine's, then those of the deployments in
     ``site_dirs``): ``path``, ``value`` (its words), ``names`` (the shadows it
-    acknowledges), ``meaning``, ``understood`` (``acks``: :func:`startup_meanings`')."""
+    acknowledges), ``meaning``, ``understood``, and ``words``, each with its state
+    (``acks``: :func:`startup_meanings`')."""
     out = []
     for path in settings.silence_files(site_dirs):
         text, problem = settings.read_silence_file(path)
         if text is None and problem is None:
             continue
         if problem is not None:
+            meaning = "cannot be read (%s): the shadows it names are warned about" % problem
             out.append({"path": path, "value": None, "names": [], "understood": False,
-                        "meaning": "cannot be read (%s): the shadows it names are warned "
-                        "about" % problem})
+                        "meaning": meaning,
+                        "words": [Word("(unread)", "cannot be read", meaning).as_json()]})
             continue
         _kinds, names, unknown = settings.parse_silence(text or "", names_only=True)
         who = ("any guarded python of this machine" if path == settings.SYSTEM_FILE
                else "the guard deployed in %s" % os.path.dirname(path))
-        meaning = ("acknowledges the shadows of %s: not warned about by %s, whatever its "
-                   "environment; check lists them as acknowledged" % (", ".join(names), who)
-                   ) if names else "acknowledges nothing"
+        words = [Word("shadow:" + name, "acknowledged", "not warned about by %s, whatever "
+                       "its environment; check lists it as acknowledged" % who)
+                 for name in names]
         startup, pinned = startup_meanings(settings.startup_words(text or "", lines=True),
                                            path, acks)
-        if startup:
-            meaning = "; ".join(([meaning] if names else []) + startup)
-        if unknown or not pinned:
-            meaning = "not understood: %s%s (%s)" % (
-                "%s ignored (a silence file acknowledges shadows by name, startup code "
-                "pinned; SITEWARDEN_SILENCE silences a kind); " % _quoted(unknown)
-                if unknown else "", meaning, FILE_ACCEPTED)
+        words.extend(startup)
+        accepted = "a silence file acknowledges shadows by name, startup code pinned; " \
+            "SITEWARDEN_SILENCE silences a kind; %s" % FILE_ACCEPTED
+        words.extend(Word(w, "not understood", "ignored (%s)" % accepted) for w in unknown)
+        meaning = _meaning(words, unknown, accepted) if words else "acknowledges nothing"
         out.append({"path": path, "value": " ".join(text.split()), "names": list(names),
-                    "understood": not unknown and pinned, "meaning": meaning})
+                    "understood": not unknown and pinned, "meaning": meaning,
+                    "words": [w.as_json() for w in words]})
     return out

@@ -27,6 +27,7 @@ class PlainArgs:
 
     def __init__(self, command: str) -> None:
         self.command, self.python, self.all, self.json = command, None, False, False
+        self.verbose = False
         if command == "status":
             self.live = False  # status --live goes through argparse
         if command == "check":
@@ -34,8 +35,8 @@ class PlainArgs:
 
 
 def plain_args(argv: Sequence[str]) -> PlainArgs | None:
-    """``check`` and ``status`` with ``--json``, ``--all`` and ``--python EXE`` each at
-    most once (``check``: ``--fail-on SEVERITY`` too), parsed without argparse (whose
+    """``check`` and ``status`` with ``--json``, ``--all``, ``--verbose`` and ``--python
+    EXE`` each at most once (``check``: ``--fail-on SEVERITY`` too), parsed without argparse (whose
     import, with gettext's, is a tenth of a ``check``); None for anything else, which
     argparse parses (and reports)."""
     if not argv or argv[0] not in ("check", "status"):
@@ -43,7 +44,7 @@ def plain_args(argv: Sequence[str]) -> PlainArgs | None:
     args, rest = PlainArgs(argv[0]), list(argv[1:])
     while rest:
         arg = rest.pop(0)
-        if arg in ("--json", "--all") and not getattr(args, arg[2:]):
+        if arg in ("--json", "--all", "--verbose") and not getattr(args, arg[2:]):
             setattr(args, arg[2:], True)
         elif arg == "--python" and args.python is None and rest and \
                 not rest[0].startswith("-"):
@@ -75,8 +76,7 @@ def _start_check(args: PlainArgs | None) -> targets.PendingCheck | None:
     if args is None or args.all:
         return None
     try:
-        return targets.PendingCheck(args.python, "static" if args.command == "check"
-                                    else "status")
+        return targets.PendingCheck(args.python)  # status gives check's verdict too
     except targets.TargetError:
         return None
 

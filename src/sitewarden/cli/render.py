@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import os
 
+from ..facts.records import SHOWN
+from ..facts.text import fit, wrap
 from ..pathfacts import package_dir
+from . import verdict
 from .judgement import incomplete_effect
 from .render_startup import escaped, printable, render_startup
 from .state import TargetFailure
 
 TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
 
     from ..facts.records import (
         CheckReport,
@@ -86,10 +89,17 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 
 def render_marker(marker: MarkerState, style: Style) -> list[str]:
+    """``status``'s marker: where, whether it applies, its message (said there only:
+    ``check`` names the marker and its state)."""
     lines = []
     if marker.virtualenv:
         lines.append("  virtual environment: PEP 668 does not apply")
-    if marker.marker_exists:
+    if marker.removed_from:
+        lines.append("  marker: %s: the marker was removed: %s is gone, though the Debian "
+                     "package %s ships it; restore it: apt-get install --reinstall -y %s" % (
+                         style.bad("NOT guarded"), marker.marker_path, marker.removed_from,
+                         marker.removed_from))
+    elif marker.marker_exists:
         state = style.bold("applies") if marker.applies else "present, not applied"
         lines.append("  marker: %s (%s)" % (marker.marker_path, state))
         if marker.problem:
@@ -145,22 +155,37 @@ def _active_line(data: GuardState, style: Style) -> str:
     return line
 
 
-def render_environment(data: Status | CheckReport, style: Style) -> list[str]:
+def render_environment(data: Status | CheckReport, style: Style, indent: str = "  ",
+                       verbose: bool = False) -> list[str]:
     """The ``SITEWARDEN_*`` variables set and the silence files (``cli.environment``):
-    each with what it means; nothing when there are none."""
+    ``settings:``, then each source's words, one a line, with their state (``verbose``:
+    and what each means); nothing when there are none."""
     items = (data.environment or []) + (data.silence_files or [])
     if not items:
         return []
-    lines = ["  " + style.bold("settings:")]
+    lines = [indent + style.bold("settings:")]
     for item in items:
-        meaning = item.meaning
-        if not item.understood and meaning.startswith("not understood:"):
-            meaning = style.warn("not understood:") + meaning[len("not understood:"):]
-        lines.append("    %s: %s" % (item.label(), meaning))
+        label = item.path if item.name is None else item.name
+        words = item.words or []
+        if not words:  # a variable of one value (SITEWARDEN_DISABLE, SITEWARDEN_DEBUG...)
+            meaning = item.meaning if item.understood else style.warn(item.meaning)
+            lines.append("%s  %s: %s" % (indent, item.label(), meaning))
+            continue
+        for w in words:
+            state = w.state or ""
+            shown = style.good(state) if state == "acknowledged" else style.warn(state) \
+                if state not in ("silenced", "pinned") else state
+            line = "%s  %s: %s %s" % (indent, label, w.word, shown)
+            if verbose and w.meaning:
+                line += ": " + w.meaning
+            lines.append(line)
     return lines
 
 
-def render_status(data: Status, style: Style) -> str:
+def render_status(data: Status, style: Style, verbose: bool = False) -> str:
+    """``status``'s text: where the guard is, whether a start loads it, the settings,
+    the marker with its message, then ``check``'s verdict (``verbose``: what each
+    setting means)."""
     data = escaped(data)  # every path and text as the terminal may show it
     lines = [style.bold("sitewarden status for %s (Python %s)"
                         % (data.python, data.python_version))]
@@ -179,16 +204,20 @@ def render_status(data: Status, style: Style) -> str:
         lines.append("  deployed: %s" % style.warn("nowhere"))
     lines.extend(render_orphans(data.orphans or [], style))
     lines.append(_active_line(data, style))
-    lines.extend(render_environment(data, style))
+    lines.extend(render_environment(data, style, verbose=verbose))
     if data.startup_stderr:
         lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
         lines.append(_indent(data.startup_stderr.rstrip()))
     lines.extend(render_marker(data.marker, style))
-    return "\n".join(lines)
+    if data.verdict:
+        lines.append(verdict.text(data.verdict, "check ", style))
+    return fit(lines)
 
 
-def render_status_all(items: list[Status | TargetFailure], style: Style) -> str:
-    """``status --all``: one block per interpreter, its guard state first."""
+def render_status_all(items: list[Status | TargetFailure], style: Style,
+                      summary: dict[str, Any] | None = None, verbose: bool = False) -> str:
+    """``status --all``: one block per interpreter, its guard state first and
+    ``check``'s verdict on it last; then the verdict over all of them (``summary``)."""
     lines = [style.bold("sitewarden status: %s" % plural(len(items), "python3 interpreter"))]
     for data in map(escaped, items):  # every path and text as the terminal may show it
         names = ", ".join(data.aliases or [])
@@ -197,7 +226,11 @@ def render_status_all(items: list[Status | TargetFailure], style: Style) -> str:
             lines.append("%s %s" % (style.bold(data.python), style.bad(data.error)))
             continue
         guard = style.good("guarded") if data.active else style.warn("NOT GUARDED")
-        if data.virtualenv or not data.marker.applies:
+        if data.marker.removed_from:
+            guard = style.bad("NOT guarded: the marker was removed") + style.dim(
+                " (%s ships it: apt-get install --reinstall -y %s)" % (
+                    data.marker.removed_from, data.marker.removed_from))
+        elif data.virtualenv or not data.marker.applies:
             guard += style.dim(" (PEP 668 marker %s)" % (
                 "absent" if not data.marker.marker_exists else "not applied"))
         if data.disabled_value:
@@ -215,7 +248,11 @@ def render_status_all(items: list[Status | TargetFailure], style: Style) -> str:
         if data.startup_stderr:
             lines.append("  %s a plain start printed to stderr:" % style.warn("note:"))
             lines.append(_indent(data.startup_stderr.rstrip()))
-    return "\n".join(lines)
+        if data.verdict:
+            lines.append("  " + verdict.text(data.verdict, "check ", style))
+    if summary:
+        lines.extend(["", verdict.text(summary, "check ", style)])
+    return fit(lines)
 
 
 def render_orphans(orphans: list[Orphan], style: Style) -> list[str]:
@@ -263,13 +300,19 @@ def _copy_line(label: str, copy: Copy) -> str:
     return "    %s %s  [%s]" % (label, copy.text(), copy.cls)
 
 
-def _case_lines(case: ShadowCase, style: Style) -> list[str]:
+def _case_lines(case: ShadowCase, style: Style, ids: list[str] | None = None,
+               verbose: bool = True) -> list[str]:
+    """A shadowed module; with a finding (``ids``) its copies and requirements are the
+    finding's to say, unless ``verbose``."""
     comparison = case.comparison
     note = "" if comparison in (None, "same") else " (%s)" % COMPARISON_TEXT.get(
         comparison, "versions: %s" % comparison)
-    lines = ["  %s %s%s" % (style.severity(case.severity), case.module,
-                            style.dim(note) if note else ""),
-             _copy_line("imported:", case.winner)]
+    lines = ["  %s %s%s%s" % (style.severity(case.severity), case.module,
+                              style.dim(note) if note else "",
+                              " (finding %s)" % ", ".join(ids) if ids else "")]
+    if ids and not verbose:
+        return lines
+    lines.append(_copy_line("imported:", case.winner))
     for copy in case.shadowed:
         lines.append(_copy_line("shadowed:", copy))
     for req in case.requirements or []:
@@ -281,16 +324,23 @@ def _case_lines(case: ShadowCase, style: Style) -> list[str]:
     return lines
 
 
-def render_shadowing(data: Shadowing, style: Style) -> list[str]:
-    """Each shadowed module with both copies, and the requirements it breaks; then the
-    metadata seen first whose modules are missing, under a heading of its own."""
+def render_shadowing(data: Shadowing, style: Style, found: list[Finding] | None = None,
+                     verbose: bool = True) -> list[str]:
+    """Each shadowed module with both copies, and the requirements it breaks (one with
+    a finding among ``found``: its id, the rest with ``verbose``); then the metadata seen
+    first whose modules are missing, under a heading of its own."""
+    ids: dict[str, list[str]] = {}
+    for f in found or ():
+        module = verdict.About(f).module
+        if f.kind == "shadowed-module" and f.id and module:
+            ids.setdefault(module, []).append(f.id[:SHOWN])
     modules = data.modules or []
     hidden_namespaces: list[HiddenNamespace] = data.hidden_namespaces or []
     lines = [heading("Shadowed modules", len(modules) + len(hidden_namespaces), style)]
     if not modules and not hidden_namespaces:
         lines.append("  " + style.good("none"))
     for case in modules:
-        lines.extend(_case_lines(case, style))
+        lines.extend(_case_lines(case, style, ids.get(case.module), verbose))
     for hidden in hidden_namespaces:
         lines.append("  %s %s: the regular package %s hides the distro's namespace package" % (
             style.severity("medium"), hidden.module, hidden.winner.path))
@@ -308,26 +358,37 @@ def render_shadowing(data: Shadowing, style: Style) -> list[str]:
 
 
 def _finding_lines(f: Finding, style: Style) -> list[str]:
-    text = printable(f.message).rstrip("\n").split("\n")
-    return (["  %s %s" % (style.severity(f.severity), text[0])]
-            + ["         " + t for t in text[1:]])
+    """A finding: its severity, its id's first digits (what ``sitewarden acknowledge``
+    takes), its message wrapped under itself.  An acknowledged one says only that, where
+    and when: its advice no longer applies."""
+    prefix = "  %s %s " % (style.severity(f.severity), (f.id or "?")[:SHOWN])
+    about = verdict.About(f)
+    if about.acknowledged:
+        what = about.file or about.module or about.entry or f.kind
+        when = about.acknowledged_at
+        text = "%s (%s): acknowledged in %s%s" % (
+            what, f.kind, about.acknowledged_by, " on %s" % when if when else "")
+    else:
+        text = f.message.rstrip("\n")
+    return wrap(printable(text, lines=True), prefix)
 
 
 #: Information the ``PEP 668`` line of ``check``'s text already gives: not said twice.
-MARKER_KINDS = ("externally-managed", "not-externally-managed", "virtualenv")
+MARKER_KINDS = verdict.MARKER_KINDS
 
 
-def _marker_line(marker: MarkerState, style: Style) -> list[str]:
-    """``check``'s marker, on one line: the message's first line only (``status`` shows
-    it whole, ``--json`` has it: Debian's is 15 lines, said once in ``make check``)."""
+def _marker_line(marker: MarkerState, style: Style, found: list[Finding]) -> list[str]:
+    """``check``'s marker, on one line: where and whether it applies (its message is
+    ``status``'s to show, ``--json`` has it: Debian's is 15 lines); a removed marker
+    names its finding, which says the rest."""
+    if marker.removed_from:
+        ids = [f.id[:SHOWN] for f in found if f.kind == "marker-removed" and f.id]
+        return ["PEP 668: marker %s: %s (finding %s)" % (
+            marker.marker_path, style.bad("removed"), ", ".join(ids) or "marker-removed")]
     if not marker.marker_exists or not marker.message:
         return ["PEP 668:" + line[1:] for line in render_marker(marker, style)]
     state = style.bold("applies") if marker.applies else "present, not applied"
-    text = marker.message.strip().split("\n")
-    more = len(text) - 1
-    lines = ["PEP 668: marker %s (%s): %s%s" % (
-        marker.marker_path, state, text[0].strip(),
-        style.dim(" (+%d lines: sitewarden status shows them)" % more) if more else "")]
+    lines = ["PEP 668: marker %s (%s)" % (marker.marker_path, state)]
     if marker.problem:
         lines.append("  %s %s" % (style.warn("unreadable:"), marker.problem))
     if marker.virtualenv:
@@ -335,7 +396,7 @@ def _marker_line(marker: MarkerState, style: Style) -> list[str]:
     return lines
 
 
-def _guard_lines(report: CheckReport, style: Style) -> list[str]:
+def _guard_lines(report: CheckReport, style: Style, verbose: bool = False) -> list[str]:
     guard = report.guard
     deps = guard.deployments or []
     active = _active_line(guard, style).strip()
@@ -343,7 +404,7 @@ def _guard_lines(report: CheckReport, style: Style) -> list[str]:
         d.site_dir + ("" if d.complete is not False else style.warn(" (incomplete)"))
         for d in deps) if deps else style.warn("nowhere"), active)]
     lines.extend(render_orphans(guard.orphans or [], style))
-    lines.extend(render_environment(report, style))
+    lines.extend(render_environment(report, style, indent="", verbose=verbose))
     return lines
 
 
@@ -361,11 +422,13 @@ def _summary(real: list[Finding], info: list[Finding], style: Style) -> list[str
     return lines
 
 
-def render_check(report: CheckReport, style: Style) -> str:
+def render_check(report: CheckReport, style: Style, verbose: bool = False) -> str:
     """``check``'s text: the findings first (what needs attention, then what is only
     said), then what they are about: the marker, the guard, ``sys.path``, shadowed
     modules, startup code; each fact once (the marker's state is its line, not an
-    ``info`` finding too)."""
+    ``info`` finding too; a startup file with a finding names it, its lines are the
+    finding's or ``verbose``'s), and the verdict last."""
+    report.identify()
     report = escaped(report)  # every path, line and message as the terminal may show it
     interp = report.interpreter
     findings = sorted(report.findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
@@ -376,25 +439,42 @@ def render_check(report: CheckReport, style: Style) -> str:
                         % (interp.executable, interp.version)), ""]
     lines.extend(_summary(real, info, style))
     lines.append("")
-    lines.extend(_marker_line(report.marker, style))
-    lines.extend(_guard_lines(report, style))
+    lines.extend(_marker_line(report.marker, style, findings))
+    lines.extend(_guard_lines(report, style, verbose))
     if report.layout:
         lines.append("")
         lines.extend(render_layout(report.layout, style))
     if report.shadowing:
         lines.append("")
-        shadowing = render_shadowing(report.shadowing, style)
+        shadowing = render_shadowing(report.shadowing, style, findings, verbose)
         if len(shadowing) == 2 and not (report.shadowing.modules
                                         or report.shadowing.hidden_namespaces):
             shadowing = ["Shadowed modules: none"]  # said in one line
         lines.extend(shadowing)
     if report.section("startup"):
-        lines.extend([""] + render_startup(report.section("startup"), style))
-    return "\n".join(lines)
+        lines.extend([""] + render_startup(report.section("startup"), style,
+                                           _by_file(findings), verbose))
+    if report.verdict:
+        lines.extend(["", verdict.text(report.verdict, "", style)])
+    return fit(lines)
 
 
-def render_check_all(items: list[CheckReport | TargetFailure], style: Style) -> str:
-    """``check --all``: a summary line (as ``status --all`` has), then each report."""
+def _by_file(findings: list[Finding]) -> dict[str, list[str]]:
+    """``{startup file: the ids of its findings}``: its block names them."""
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        about = verdict.About(f)
+        # writable-path-entry: the .pth whose path line adds the entry
+        path = about.source if f.kind == "writable-path-entry" else about.file
+        if path and f.id:
+            out.setdefault(path, []).append(f.id[:SHOWN])
+    return out
+
+
+def render_check_all(items: list[CheckReport | TargetFailure], style: Style,
+                     summary: dict[str, Any] | None = None, verbose: bool = False) -> str:
+    """``check --all``: a summary line (as ``status --all`` has), then each report (its
+    own verdict last), then the verdict over all of them (``summary``)."""
     failed = [r for r in items if isinstance(r, TargetFailure)]
     counts = [len([f for f in r.findings if f.severity != "info"]) for r in items
               if not isinstance(r, TargetFailure)]
@@ -402,8 +482,11 @@ def render_check_all(items: list[CheckReport | TargetFailure], style: Style) -> 
     head = "sitewarden check: %s: %d clean, %d with findings (%s)%s" % (
         plural(len(items), "python3 interpreter"), clean, len(counts) - clean,
         plural(sum(counts), "finding"), ", %d not probed" % len(failed) if failed else "")
-    return "\n\n".join([style.bold(head)] + [
-        render_check(r, style) if not isinstance(r, TargetFailure)
-        else "%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"),
-                             printable(r.python), printable(r.error))
-        for r in items])
+    blocks = [fit([style.bold(head)])] + [
+        render_check(r, style, verbose) if not isinstance(r, TargetFailure)
+        else fit(["%s %s: %s" % (style.bad("high:" if r.untrusted else "error:"),
+                                 printable(r.python), printable(r.error))])
+        for r in items]
+    if summary:
+        blocks.append("overall " + verdict.text(summary, "", style))
+    return "\n\n".join(blocks)

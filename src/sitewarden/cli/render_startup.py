@@ -156,9 +156,14 @@ def _line(line: StartupLine, style: Any) -> str | None:
     return head + text
 
 
-def render_startup(data: dict[str, Any], style: Any) -> list[str]:
+def render_startup(data: dict[str, Any], style: Any, found: dict[str, list[str]] | None = None,
+                   verbose: bool = True) -> list[str]:
     """The ``Startup code (N)`` block of ``check``'s text output (``data``: the
-    ``startup`` section's JSON form, read back into its record here)."""
+    ``startup`` section's JSON form, read back into its record here): each file, its
+    owner, then its lines that do something; a file with findings names their ids
+    (``found``: ``{path: ids}``) instead, its lines said by the findings (and shown with
+    ``verbose``)."""
+    found = found or {}
     section = StartupSection.from_json(data)
     files = section.files or []
     lines = [style.bold("Startup code (%d)" % len(files))]
@@ -185,7 +190,11 @@ def render_startup(data: dict[str, Any], style: Any) -> list[str]:
         trusted = f.owner.kind == "sitewarden" or f.owner.verified
         shown = (style.bad(owner) if f.owner.verified is False and f.owner.record != "conffile"
                  else style.dim(owner) if trusted else style.warn(owner))
-        lines.append("  %s %s %s" % (f.kind, path, shown))
+        ids = found.get(f.path) or (found.get(f.realpath) if f.realpath else None)
+        lines.append("  %s %s %s%s" % (f.kind, path, shown, " (finding %s)" % ", ".join(ids)
+                                       if ids else ""))
+        if ids and not verbose:
+            continue  # what its code does, and where it fails: the findings say it
         if f.error:
             lines.append("    " + style.bad("fails at every start: " + f.error))
         does = does_text(f.capabilities, f.evidence, style)

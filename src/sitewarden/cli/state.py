@@ -34,13 +34,38 @@ class Orphan(Record):
     FIELDS = _fields(*__slots__)
 
 
+class Word(Record):
+    """One word of a setting (``SITEWARDEN_SILENCE``, a silence file): the word as
+    written (a pin's digest cut short), its ``state`` here (``acknowledged``,
+    ``silenced``, ``changed``, ``not understood``...) and what it ``meaning``s."""
+
+    __slots__ = ("word", "state", "meaning")
+    FIELDS = _fields(*__slots__)
+
+    def __init__(self, word: str, state: str, meaning: str) -> None:
+        self.word, self.state, self.meaning = word, state, meaning
+
+
+class Verdict(Record):
+    """``check``'s conclusion in one line (``cli.verdict``): ``counts`` (``{severity:
+    how many}``, the marker's state aside), ``fail_on`` (the gate), ``exit`` (what the
+    gate decides), ``next`` (the command to run next, or None); for ``status`` and
+    ``--all``, ``status`` (the command's own exit status) and ``guard`` (why it differs
+    from the gate's, or None)."""
+
+    __slots__ = ("counts", "fail_on", "exit", "next", "status", "guard")
+    FIELDS = _fields(*__slots__)
+    OPTIONAL = ("status", "guard")
+
+
 class Setting(Record):
     """A ``SITEWARDEN_*`` variable set (``name``) or a silence file (``path``, ``names``)
-    and what it means (``cli.environment``)."""
+    and what it means (``cli.environment``): as a whole (``meaning``, ``understood``),
+    and word by word (``words``: each ``{"word", "state", "meaning"}``)."""
 
-    __slots__ = ("name", "path", "value", "names", "meaning", "understood")
-    FIELDS = _fields(*__slots__)
-    OPTIONAL = ("name", "path", "names")
+    __slots__ = ("name", "path", "value", "names", "meaning", "understood", "words")
+    FIELDS = _fields(*__slots__[:-1]) + (("words", "words", Word),)
+    OPTIONAL = ("name", "path", "names", "words")
 
     def label(self) -> str:
         return self.path if self.name is None else "%s=%s" % (self.name, self.value)
@@ -69,16 +94,20 @@ class Status(GuardState):
     """``status``'s report on one target (``commands.status_of``): ``startup_probe``,
     how it learned what a start loads (``static``: read, nothing run; ``live``: a start)."""
 
-    __slots__ = ("sitewarden", "python", "python_version", "virtualenv", "startup_stderr",
-                 "marker", "environment", "silence_files", "aliases", "startup_probe")
-    FIELDS = _fields("sitewarden", "python", "python_version", "virtualenv") + \
+    __slots__ = ("sitewarden", "host", "time", "python", "python_version", "virtualenv",
+                 "startup_stderr", "marker", "environment", "silence_files", "aliases",
+                 "startup_probe", "verdict")
+    FIELDS = _fields("sitewarden", "host", "time", "python", "python_version", "virtualenv") + \
         GuardState.FIELDS[:5] + (("startup_stderr", "startup_stderr", None),
                                  ("marker", "marker", MarkerState)) + \
         GuardState.FIELDS[5:] + (("environment", "environment", Setting),
                                  ("silence_files", "silence_files", Setting),
                                  ("aliases", "aliases", None),
-                                 ("startup_probe", "startup_probe", None))
-    OPTIONAL = ("aliases", "startup_probe")
+                                 ("startup_probe", "startup_probe", None),
+                                 ("verdict", "verdict", Verdict))
+    #: ``verdict``: ``check``'s, with its default gate (``cli.verdict``), and ``status``'s
+    #: own exit status; ``host`` and ``time``: as ``check``'s report has them.
+    OPTIONAL = ("host", "time", "aliases", "startup_probe", "verdict")
 
     def guard(self) -> GuardState:
         """Its ``guard`` section of ``check``'s report."""

@@ -124,6 +124,30 @@ def _search(info, group, wanted, out, likely_only):
     return wanted
 
 
+def marker_removed_from(state, info=DPKG_INFO):
+    """The Debian package whose file list names the PEP 668 marker of ``state`` (a
+    ``records.MarkerState``) when the marker is gone and not diverted: someone removed
+    it.  None where it exists, where ``dpkg-divert`` moved it (the opt-out: with
+    ``--rename`` a ``.distrib`` is left, without it dpkg's diversions list names it), or
+    where no package ships it (a Python built from source, no dpkg)."""
+    path = state.marker_path
+    if state.marker_exists or state.diverted_to or not path or not dpkg_candidate(path) \
+            or diverted(path, info):
+        return None
+    return dpkg_owners([path], info=info).get(path)
+
+
+def diverted(path, info=DPKG_INFO):
+    """Is ``path`` diverted (``dpkg-divert --add``)?  dpkg's ``diversions`` file, beside
+    its info directory, holds three lines per diversion: the file, where it goes, the
+    package (``:`` for a local one)."""
+    data = read_list(os.path.join(os.path.dirname(info), "diversions"))
+    if not data:
+        return False
+    lines = data.split(b"\n")
+    return os.fsencode(path) in lines[0::3]
+
+
 #: The largest of dpkg's files ``check`` reads (``status`` on a large system: ~10 MB).
 MAX_LIST = 1 << 26
 

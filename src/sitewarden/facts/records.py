@@ -317,11 +317,13 @@ class MarkerState(Record):
     """The PEP 668 marker and virtual environment facts of an interpreter."""
 
     __slots__ = ("virtualenv", "marker_path", "marker_exists", "applies", "message",
-                 "message_key", "problem", "diverted_to")
+                 "message_key", "problem", "diverted_to", "removed_from")
     FIELDS = _fields(*__slots__)
     #: ``diverted_to``: where ``dpkg-divert --local --rename`` keeps the marker of an image
     #: that opted out (PEP 668's advice for single-application images), or None.
-    OPTIONAL = ("diverted_to",)
+    #: ``removed_from``: the Debian package whose file list names the marker, when it is
+    #: gone and not diverted: someone removed it (``marker-removed``), or None.
+    OPTIONAL = ("diverted_to", "removed_from")
 
     @classmethod
     def read(cls, environ=None, venv=None):
@@ -342,6 +344,7 @@ class MarkerState(Record):
         diverted = found.path + ".distrib"  # dpkg-divert --rename's name for the original
         self.diverted_to = diverted if not found.exists and marker.marker_exists(
             diverted) else None
+        self.removed_from = None  # the probe asks dpkg (owners.marker_removed_from)
         return self
 
 
@@ -433,7 +436,7 @@ class PathSection(Record):
 #: shadow breaks (``breaks``: the requirements of the day; the shadow is the cause).
 _NOT_IDENTITY = ("id", "message", "severity", "acknowledged", "acknowledged_by",
                  "unacknowledged_severity", "acknowledgement_changed", "acknowledgement_refused",
-                 "pin", "command", "breaks")
+                 "pin", "command", "breaks", "fix", "fix_reason", "acknowledged_at")
 #: Where a finding's fix names the finding's own id (``sitewarden quarantine ID``): the
 #: probe writes this mark, which no path or line holds, and :func:`identify` puts the id
 #: in its place once the CLI has computed it.
@@ -529,16 +532,17 @@ class CheckReport(Record):
 
     __slots__ = ("schema", "sitewarden", "host", "time", "interpreter", "marker", "findings",
                  "layout", "shadowing", "path", "guard", "environment", "silence_files",
-                 "aliases", "sections")
+                 "aliases", "verdict", "sections")
     FIELDS = (("schema", "schema", None), ("sitewarden", "sitewarden", None),
               ("host", "host", None), ("time", "time", None),
               ("interpreter", "interpreter", Interpreter), ("marker", "marker", MarkerState),
               ("findings", "findings", Finding), ("layout", "layout", Layout),
               ("shadowing", "shadowing", Shadowing), ("path", "path", PathSection),
               ("guard", "guard", None), ("environment", "environment", None),
-              ("silence_files", "silence_files", None), ("aliases", "aliases", None))
+              ("silence_files", "silence_files", None), ("aliases", "aliases", None),
+              ("verdict", "verdict", None))
     OPTIONAL = ("host", "time", "layout", "shadowing", "path", "guard", "environment",
-                "silence_files", "aliases")
+                "silence_files", "aliases", "verdict")
 
     def __init__(self, schema, sitewarden, interpreter, marker):
         self.schema = schema
@@ -548,7 +552,7 @@ class CheckReport(Record):
         self.marker = marker
         self.findings = []
         self.layout = self.shadowing = self.path = self.guard = None
-        self.environment = self.silence_files = self.aliases = None
+        self.environment = self.silence_files = self.aliases = self.verdict = None
         self.sections = {}
 
     def identify(self):
@@ -587,3 +591,4 @@ class CheckReport(Record):
             self.host = os.uname().nodename
             self.time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return self
+

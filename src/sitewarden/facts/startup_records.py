@@ -11,6 +11,17 @@ import os
 from ..settings import SYSTEM_FILE
 from .records import Record, _fields
 
+#: The findings an acknowledgement of startup code lifts: what a startup file's code does,
+#: whoever owns it; never a file that is not what its owner installed, code that could not
+#: be read, nor a file others may change (``audit.acknowledgements`` applies them).
+ACKNOWLEDGEABLE = ("dangerous-startup-code", "unproven-startup-code", "distribution-startup-code",
+                   "unowned-startup-code")
+#: ... and the shadows, acknowledged by the module's name (``shadow:NAME``).
+ACKNOWLEDGEABLE_SHADOWS = ("shadowed-module", "hidden-namespace")
+#: What no pin covers: code that runs what it does not show (a file's contents, a
+#: computed value, a deserialised object): the bytes that run are not among those hashed.
+UNPINNABLE = "runs-hidden-code"
+
 
 class Writers(Record):
     """Who besides the interpreter's user may change a directory: ``scope`` ``others``
@@ -318,8 +329,8 @@ _MEANINGS = {
     "no-such-file": "matches nothing: FILE does not exist",
     "not-startup-file": "matches nothing here: FILE is not a startup file of this "
                         "interpreter",
-    "unpinned": "acknowledges nothing: it pins no content (sitewarden acknowledge "
-                "FINDING-ID writes startup:PATH@sha256:DIGEST, pinned to the code it accepts)",
+    "unpinned": "acknowledges nothing: it pins no content (what sitewarden acknowledge "
+                "writes, startup:PATH@sha256:DIGEST, is pinned to the code it accepts)",
 }
 
 

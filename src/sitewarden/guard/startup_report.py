@@ -25,6 +25,7 @@ import sys
 from .. import _swallowed, failopen, settings  # noqa: F401
 from ..facts.records import SHOWN, CheckReport, _contents, _sha256, identify
 from ..facts.startup_records import StartupSection
+from ..facts.text import fit
 from ..probe.runner import STATIC_BOOTSTRAP  # with this module: pip 26.3 forbids imports later
 from .startup_watch import changes, snapshot  # noqa: F401 - the policy asks them here
 
@@ -89,7 +90,7 @@ def report(before, stream=None, check=None, high_only=False, verb="install"):
     text = format_report(check() if added or changed or affected else None, added, changed,
                          removed, high_only, affected, verb)
     if text:
-        stream.write(text)
+        stream.write(fit(text.rstrip("\n")) + "\n")  # no line wider than a screen
         stream.flush()
 
 

@@ -45,6 +45,8 @@ def marker_findings(state):
     if state.virtualenv:
         return [Finding("virtualenv", "info",
                         "this is a virtual environment: PEP 668's marker does not apply")]
+    if state.removed_from:
+        return [_removed(state)]
     if not state.marker_exists:
         return [Finding("not-externally-managed", "info",
                         "no EXTERNALLY-MANAGED marker at %s: installers may write to this "
@@ -58,6 +60,22 @@ def marker_findings(state):
                            "refused, with sitewarden's default message"
                            % (state.marker_path, state.problem)))
     return out
+
+
+def _removed(state):
+    """``marker-removed``, medium: the marker a Debian package ships is gone and was not
+    diverted (``dpkg-divert``, the documented opt-out).  Medium whoever runs the
+    interpreter: what is lost is PEP 668's refusal, a guard against accidents, not a
+    security boundary; it names the package and the command that puts the file back."""
+    package = state.removed_from
+    command = "apt-get install --reinstall -y %s" % package
+    return Finding(
+        "marker-removed", "medium",
+        "the PEP 668 marker %s is gone, though the Debian package %s ships it: it was "
+        "removed, not diverted (dpkg-divert is the opt-out), so installers may write to this "
+        "interpreter's site directories; restore it: %s" % (state.marker_path, package,
+                                                           command),
+        marker=state.marker_path, package=package, command=command)
 
 
 def collect(sections=None):
@@ -78,6 +96,10 @@ SECTIONS = ("layout", "shadowing", "path", "startup")
 
 def _report(sections=None):
     state = MarkerState.read()
+    if not state.marker_exists:
+        from ..facts import owners  # reason: only where the marker is gone: did dpkg ship it?
+
+        state.removed_from = owners.marker_removed_from(state)
     report = CheckReport(SCHEMA, __version__, interpreter_facts(), state)
     report.findings = marker_findings(state)
     for section, collector in zip(SECTIONS, COLLECTORS):
