@@ -332,6 +332,32 @@ def test_install_guards_every_python_and_purge_restores(ns, debs):
     assert changed == set(), sorted(changed)[:20]
 
 
+@pytest.mark.parametrize("ns", [p for p in RELEASE_PARAMS if p.id == "bookworm"],
+                         indirect=True)
+def test_purge_removes_the_silence_file_acknowledge_wrote(ns, debs):
+    """``/etc/sitewarden/silence`` is no conffile: ``sitewarden acknowledge`` writes it.
+    Removing the package keeps it (a reinstall finds the acknowledgements); purging
+    removes it, and ``/etc/sitewarden`` with it (Debian policy 10.7.3). The maintainer
+    script is the same on every release: Debian 12's root runs it."""
+    silence = "/etc/sitewarden/silence"
+    install_deb(ns, debs[VERSION])
+    local = "/usr/local/lib/python3.11/dist-packages"
+    run(ns, ["mkdir", "-p", local])
+    ns.write_bytes(local + "/zz_swr_purge.py", b"X = 1\n")
+    ns.write_bytes(local + "/zz_swr_purge.pth", b"import zz_swr_purge\n")
+    report = json.loads(run(ns, ["sitewarden", "check", "--json"]).stdout)
+    (found,) = [f for f in report["findings"] if f["kind"] == "unowned-startup-code"
+                and f["file"] == local + "/zz_swr_purge.pth"]
+    proc = run(ns, ["sitewarden", "acknowledge", found["id"][:12]])
+    assert proc.returncode == 0 and ns.exists(silence), proc.stdout + proc.stderr
+    conffiles = run(ns, ["cat", "/var/lib/dpkg/info/sitewarden.conffiles"]).stdout
+    assert silence not in conffiles, conffiles
+    apt(ns, "remove", "sitewarden")
+    assert ns.exists(silence), "remove took the administrator's acknowledgements"
+    apt(ns, "purge", "sitewarden")
+    assert not ns.exists(silence) and not ns.exists("/etc/sitewarden")
+
+
 def test_apt_hook_reports_what_a_dpkg_run_leaves_shadowed(ns, debs, tmp_path):
     install_deb(ns, debs[VERSION])
     put_in_apt_cache(ns, distro_debs(ns.release, ("python3-six", "python3-httplib2")))
