@@ -68,8 +68,9 @@ def test_startup_code_that_prints_or_raises_does_not_break_check(guarded_target)
     assert not [f for f in report["findings"] if f["kind"] == "guard-not-active"], report
 
     proc = t.cli("status", "--live", "--python", t.executable, "--json")
-    assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
+    # The raising .pth is a high finding: check's gate fails, and status says so.
+    assert proc.returncode == 1 and data["verdict"]["exit"] == 1, proc.stderr
     assert data["active"] is True, data
     assert "hello from a .pth on stderr" in data["startup_stderr"], data
     assert "swr_no_such_module_anywhere" in data["startup_stderr"], data

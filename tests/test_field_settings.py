@@ -34,7 +34,6 @@ from sitewarden import failopen, settings
 from sitewarden.cli import environment
 from sitewarden.detect import shadowscan
 from sitewarden.facts import records
-from sitewarden.facts.text import unwrap_lines
 from test_field_warnings import ensure_distro
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -277,6 +276,5 @@ def test_shadows_acknowledged_by_name_and_by_the_silence_file(guarded_target):
     (listed,) = [f for f in report["silence_files"] if f["path"] == str(silence)]
     assert listed["names"] == ["yaml"] and listed["understood"]
     # Acknowledged: only that, where (and when, under the comment acknowledge writes).
-    text = unwrap_lines(text)
     assert "yaml (shadowed-module): acknowledged in %s\n" % silence in text, text
     assert "\n  %s: shadow:yaml acknowledged\n" % silence in text, text

@@ -396,7 +396,7 @@ def test_text_output_escapes_what_a_terminal_would_act_on(make_hermetic, cli):
     t = make_hermetic(pyenv_interpreters()[-1])
     (t.local_dir / "swr-ansi.pth").write_bytes(
         b"import os; os.environ.get('SWR_NOTHING') \x1b[2J\x1b]0;owned\x07# \rhidden\xc2\x9b\n")
-    proc = cli("check", "--python", str(t.executable), env=t.env())
+    proc = cli("check", "--python", str(t.executable), "--verbose", env=t.env())
     assert proc.returncode == 1, proc.stderr
     assert not [c for c in proc.stdout if ord(c) < 32 and c not in "\n\t"], proc.stdout
     assert "\x9b" not in proc.stdout and "\\x1b[2J" in proc.stdout, proc.stdout

@@ -515,7 +515,7 @@ def test_venv_own_copies_are_info_only(guarded, tmp_path):
 def test_check_cli_lists_modules_violations_and_exit_status(guarded, tmp_path):
     g = guarded()
     debian_like(g)
-    status, report, text = g.cli_check()
+    status, report, text = g.cli_check(verbose=True)  # each copy, though a finding says it
     assert status == 1
     modules = {m["module"]: m for m in report["shadowing"]["modules"]}
     assert sorted(modules) == ["_yaml", "fastmod", "pyparsing", "six", "yaml"]

@@ -33,6 +33,7 @@ import pytest
 
 from harness.guarded import NamespaceGuarded
 from harness.spread import ROTATED, spread, target_params
+from sitewarden.facts.text import unwrap_lines
 
 NEVER = "def _never():\n    import os\n    os.system('true')\n"
 HACK = "/usr/lib/python3/dist-packages/_distutils_hack/__init__.py"
@@ -195,7 +196,8 @@ def test_imports_are_followed_and_what_is_not_read_is_said(guarded_target):
         (f,) = [f for f in report["startup"]["files"] if f["path"] == pths[name]]
         rows = [x for x in f["lines"] if x["kind"] == "import"]
         assert any(words in u for x in rows for u in x.get("unread") or ()), (name, rows)
-    text = t.cli("check", "--python", t.executable).stdout
+    # --verbose: the lines of a file with findings, and what reading them left unread
+    text = unwrap_lines(t.cli("check", "--python", t.executable, "--verbose").stdout)
     assert "not read: swr_rd_ext (" in text and "compiled extension" in text, text
 
     if debian:  # _distutils_hack's bytecode replaced: the source kept, the header valid

@@ -439,15 +439,19 @@ class GuardedPython:
         assert not diff, "static and live reports differ:\n" + "\n".join(diff)
 
     def cli_check(self, env: Optional[Mapping[str, str]] = None,
-                  cwd: str = "/") -> Tuple[int, Dict[str, Any], str]:
+                  cwd: str = "/", verbose: bool = False) -> Tuple[int, Dict[str, Any], str]:
         """``sitewarden check --python <this> --json`` with the real CLI, plus its
-        human output: ``(exit status, report, text)``."""
+        human output (``verbose``: ``--verbose``'s), its wrapped lines joined again
+        (``facts.text.unwrap_lines``): ``(exit status, report, text)``."""
+        from sitewarden.facts.text import unwrap_lines
+
         proc = self.cli("check", "--python", self.executable, "--json", env=env, cwd=cwd)
         assert proc.returncode in (0, 1), proc.stderr
         self.assert_static_matches_live(json.loads(proc.stdout), env, cwd)
-        text = self.cli("check", "--python", self.executable, env=env, cwd=cwd)
+        text = self.cli("check", "--python", self.executable, *(["--verbose"] if verbose
+                                                                 else []), env=env, cwd=cwd)
         assert text.returncode == proc.returncode, text.stderr
-        return proc.returncode, json.loads(proc.stdout), text.stdout
+        return proc.returncode, json.loads(proc.stdout), unwrap_lines(text.stdout)
 
 
 def _without_id(finding: Dict[str, Any]) -> Dict[str, Any]:
