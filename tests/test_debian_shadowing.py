@@ -27,8 +27,9 @@ import pytest
 
 from harness import DebianNamespace, available, wheel
 from harness.fixtures import open_root, running_under_ci
-from harness.guarded import IMPORTER, WARNING_LINE, joined_warnings
+from harness.guarded import IMPORTER, WARNING_LINE, joined_warnings, one_line
 from harness.spread import DEBIAN, spread
+from sitewarden.facts.text import unwrap_lines
 
 pytestmark = pytest.mark.debian
 
@@ -130,7 +131,7 @@ def test_imports_warn_and_not_for_lazr(ns):
     proc = ns.run([ns.executable, "-c", IMPORTER, *names])
     assert proc.returncode == 0, proc.stderr
     events = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
-    shown = [(e[1], e[2]) for e in events if e[0] == "warning"] + warnings_of(proc)
+    shown = [(e[1], one_line(e[2])) for e in events if e[0] == "warning"] + warnings_of(proc)
     about = {m.split("'")[1]: m for c, m in shown if c == "ShadowWarning"}
     expected = ["distro", "pyparsing", "six"] + (["yaml"] if "PyYAML" in pins else [])
     assert sorted(about) == expected, shown
@@ -191,6 +192,8 @@ def test_check_json_lists_them_and_covers_pip_check(ns):
         if required.lower() in shadowed_dists:
             assert (consumer, required.lower()) in {(c, r.lower()) for c, r in violations}
 
-    text = ns.run([*ns.cli, "check", "--python", ns.executable])
+    # --verbose: each shadowed module's copies and requirements, though findings say them
+    text = ns.run([*ns.cli, "check", "--python", ns.executable, "--verbose"])
+    text.stdout = unwrap_lines(text.stdout)
     assert "Shadowed modules" in text.stdout
     assert "httplib2 %s requires" % facts["httplib2"] in text.stdout

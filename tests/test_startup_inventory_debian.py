@@ -77,5 +77,5 @@ def test_apt_hook_and_check_all_report_a_startup_line_that_now_fails(ns, debs, t
             assert f["owner"]["kind"] in ("dpkg", "sitewarden"), f
             assert not [x for x in item["findings"] if x.get("file") == f["path"]]
     assert seen >= set(PYTHONS[ns.release]), seen
-    human = run(ns, ["sitewarden", "check", "--all"])
+    human = run(ns, ["sitewarden", "check", "--all", "--verbose"])  # each failing line
     assert human.stdout.count("fails at every start: " + ERROR) >= len(PYTHONS[ns.release])

@@ -240,7 +240,7 @@ def check_next(findings: list[Finding], fail_on: str, python: str) -> str | None
         said = [fix] if fix else []
         if ackable and f.id:
             said.append(ack % f.id[:SHOWN])
-        full = " or ".join(said) or "what its message says"
+        full = " or ".join(said) or "its fix above"
         if len(full) <= NEXT_WIDTH:
             return full
         return ("sitewarden acknowledge %s or its fix above" % f.id[:SHOWN] if ackable
@@ -351,6 +351,5 @@ def install_advice(python: str, target: Target | None = None) -> tuple[str, str]
     command = "%s%s install --python %s" % (sudo, cli_command(), quoted)
     words = "deploy it with `%s`" % command
     if debian_machine() and not from_debian_package() and _debian_guards(target, python):
-        words += " (or install the Debian package sitewarden, built with make deb: it " \
-            "guards every python3.X of this machine up to 3.17)"
+        words += " (or the Debian package sitewarden: it guards every python3.X here)"
     return command, words
