@@ -229,7 +229,9 @@ HISTORY = [
     (re.compile(r"\bsessions?\b", re.I), "a session"),
     (re.compile(r"\bnext steps?\b", re.I), "a next step"),
     (re.compile(r"#\d{1,5}\b(?![\d.])"), "an issue or pull request number"),
-    (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"), "a commit hash"),
+    # (a finding's id, what quarantine and acknowledge take, is none)
+    (re.compile(r"(?<!quarantine )(?<!acknowledge )"
+                r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"), "a commit hash"),
 ]
 
 

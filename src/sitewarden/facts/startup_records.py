@@ -321,11 +321,11 @@ _MEANINGS = {
                         "alone: chown root, chmod go-w)",
     "not-administrator": "is in a site directory, where a package can put it: acknowledges "
                          "no startup code (only SITEWARDEN_SILENCE and %s do: sitewarden "
-                         "acknowledge FINDING-ID writes there)" % SYSTEM_FILE,
+                         "acknowledge writes there)" % SYSTEM_FILE,
     "placed-by-package": "acknowledges no startup code: a package's record (dpkg's lists, "
                          "a RECORD) names %s, or it leads into a site directory: a package "
-                         "can put it there (remove it, then sitewarden acknowledge "
-                         "FINDING-ID again)" % SYSTEM_FILE,
+                         "can put it there (remove it, then sitewarden acknowledge the "
+                         "finding again)" % SYSTEM_FILE,
     "no-such-file": "matches nothing: FILE does not exist",
     "not-startup-file": "matches nothing here: FILE is not a startup file of this "
                         "interpreter",
