@@ -35,9 +35,11 @@ from pathlib import Path
 import pytest
 
 from harness.dists import make_dist
+from harness.guarded import joined_warnings
 from harness.printed import runs_as_printed
 from harness.spread import target_params
 from harness.wheels import pip_dir, pip_versions_for
+from sitewarden.facts.text import unwrap_lines
 from test_blocking_debian import can_install
 from test_install_startup_report import build_wheel
 
@@ -167,7 +169,7 @@ def test_a_shadow_is_one_finding_with_its_fix(guarded_target):
     assert command in text and "httplib2 0.20.4 (distro) requires 'six>=1.16'" in text, text
     # The runtime warning names the same command.
     proc = t.python("-c", "import six")
-    assert "consider removing it (%s)" % command in proc.stderr, proc.stderr
+    assert "consider removing it (%s)" % command in joined_warnings(proc.stderr), proc.stderr
     local = t.tree_digest(t.local_dir)  # six's bytecode too, now
 
     # Acknowledged by name: the one finding is info, with what it breaks; exit 0.
@@ -210,7 +212,8 @@ def test_the_install_reports_fix_runs_as_printed(guarded_target, tmp_path):
                     env={"PYTHONPATH": str(pip_dir(new))})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     hint = re.search(r"hint: take it out of every start, without starting this "
-                     r"interpreter: (.+?) \(sitewarden quarantine --restore ", proc.stderr)
+                     r"interpreter: (.+?) \(sitewarden quarantine --restore ",
+                     unwrap_lines(proc.stderr))  # the report's lines fit 160 columns
     assert hint, proc.stderr
     command = hint.group(1)
     pth = "%s/%s" % (t.local_dir, PTH)

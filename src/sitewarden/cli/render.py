@@ -370,7 +370,8 @@ def _finding_lines(f: Finding, style: Style) -> list[str]:
             what, f.kind, about.acknowledged_by, " on %s" % when if when else "")
     else:
         text = f.message.rstrip("\n")
-    return wrap(printable(text, lines=True), prefix)
+    fixes = [printable(c) for c in (about.fix, about.command) if isinstance(c, str)]
+    return wrap(printable(text, lines=True), prefix, keep=fixes)
 
 
 #: Information the ``PEP 668`` line of ``check``'s text already gives: not said twice.

@@ -52,17 +52,26 @@ def _words(part, room):
     return out
 
 
-def wrap(text, prefix="", indent=None, width=WIDTH):
+#: What stands for a space inside a phrase :func:`wrap` keeps on one line (a control
+#: character: the text output escapes every one it shows, so none is left in ``text``).
+_KEPT_SPACE = "\x00"
+
+
+def wrap(text, prefix="", indent=None, width=WIDTH, keep=()):
     """``prefix + text`` as lines of at most ``width`` characters, as pip (rich) wraps:
     broken at spaces, greedily, each line after the first indented by ``indent`` spaces
     (default: under the text, where ``prefix`` ends); a line feed in ``text`` starts a
-    new line, indented so too.  A command in parentheses or backquotes stays on one
-    line when it fits one; a word wider than a line of its own (a long path) is cut,
-    never left to overflow.  The one wrapper of every text output: ``textwrap`` would
-    cost ``check`` the import of ``re``."""
+    new line, indented so too.  A command in parentheses or backquotes, and each phrase
+    of ``keep`` (a finding's fix, wherever its message says it), stays on one line when
+    it fits one: it is copied whole; a word wider than a line of its own (a long path)
+    is cut, never left to overflow.  The one wrapper of every text output: ``textwrap``
+    would cost ``check`` the import of ``re``."""
     indent = shown_len(prefix) if indent is None else indent
     pad = " " * indent
     room = max(width - indent, 20)
+    for phrase in keep:  # a command, copied whole: its spaces are no place to break
+        if phrase and " " in phrase and len(phrase) <= room:
+            text = text.replace(phrase, phrase.replace(" ", _KEPT_SPACE))
     out = []
     line, used = prefix, shown_len(prefix)
     for n, part in enumerate(text.split("\n")):
@@ -84,7 +93,7 @@ def wrap(text, prefix="", indent=None, width=WIDTH):
                 line, used = pad, indent
             line, used, fresh = line + word, used + size, False
     out.append(line.rstrip())
-    return out
+    return [x.replace(_KEPT_SPACE, " ") for x in out] if keep else out
 
 
 def fit(lines):
