@@ -381,6 +381,9 @@ def _each(args: argparse.Namespace, collect: Any) -> list[Any]:
         except targets.TargetError as exc:
             data = TargetFailure(exe, str(exc))
         data.aliases = aliases
+        for f in (data.findings or []) if isinstance(data, TargetFailure) else []:
+            fix, reason = verdict.fix_of(f)  # a fix on every finding, this one's too
+            f.details.update(fix=fix, fix_reason=reason)
         out.append(data)
     return out
 
