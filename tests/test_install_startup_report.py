@@ -115,14 +115,14 @@ def test_installs_report_the_startup_code_they_add(guarded_target, wheels):
     assert "\u00d7 %s, installed by swr-litellm 1.82.8, matches its RECORD, added by this " \
         "install" % pth in proc.stderr, proc.stderr
     assert "starts-processes" in proc.stderr and "decodes-and-executes" in proc.stderr
-    assert re.search(r"hint: take it out of every start, without starting this interpreter: "
-                     r"sitewarden quarantine [0-9a-f]{12} --python %s \(sitewarden quarantine "
-                     r"--restore [0-9a-f]{12} puts it back\)" % re.escape(t.executable),
+    assert re.search(r"hint: take it out of every start, without starting this interpreter:\n"
+                     r"    sitewarden quarantine [0-9a-f]{12} --python %s\n    \(sitewarden "
+                     r"quarantine --restore [0-9a-f]{12} puts it back\)" % re.escape(t.executable),
                      proc.stderr), proc.stderr
     assert "-m pip uninstall" not in proc.stderr, proc.stderr
-    hint = re.search(r"hint: if you trust it as it is, acknowledge it: sitewarden acknowledge "
-                     r"([0-9a-f]{16}) --python %s \(pins its code in /etc/sitewarden/silence"
-                     % re.escape(t.executable), proc.stderr)
+    hint = re.search(r"hint: if you trust it as it is, acknowledge it \(this pins its code in "
+                     r"/etc/sitewarden/silence: [^\n]*\n    sitewarden acknowledge "
+                     r"([0-9a-f]{16}) --python %s\n" % re.escape(t.executable), proc.stderr)
     assert hint, proc.stderr
 
     proc = unwrapped_stderr(t.python("-m", "installer", str(wheels["setup"]),

@@ -77,7 +77,7 @@ def test_installs_that_change_what_a_start_runs_are_reported(guarded_target, whe
     assert "starts-processes" in out, out
     # The hint takes it out of every start as printed, without starting the interpreter.
     hint = re.search(r"hint: take it out of every start, without starting this "
-                     r"interpreter: (.+?) \(sitewarden quarantine --restore ", out)
+                     r"interpreter:\n    (.+?)\n    \(sitewarden quarantine --restore ", out)
     assert hint and hint.group(1).startswith("sitewarden quarantine "), out
     proc = runs_as_printed(t, hint.group(1),
                            {"SITEWARDEN_QUARANTINE_DIR": str(t.tmp / "quarantine")})

@@ -212,7 +212,7 @@ def test_the_install_reports_fix_runs_as_printed(guarded_target, tmp_path):
                     env={"PYTHONPATH": str(pip_dir(new))})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     hint = re.search(r"hint: take it out of every start, without starting this "
-                     r"interpreter: (.+?) \(sitewarden quarantine --restore ",
+                     r"interpreter:\n    (.+?)\n    \(sitewarden quarantine --restore ",
                      unwrap_lines(proc.stderr))  # the report's lines fit 160 columns
     assert hint, proc.stderr
     command = hint.group(1)

@@ -201,12 +201,13 @@ def _describe(f, why, how, findings, blocks, lines, said=None):
             "\u2570\u2500> " + "\n    ".join(_detail(f, code, found)), "",
             "note: the install itself went through; this file now runs before every "
             "Python program of this interpreter, as whoever runs it.",
-            "hint: take it out of every start, without starting this interpreter: %s "
-            "(sitewarden quarantine --restore %s puts it back)" % (
+            # each command on a line of its own, as pip prints one: copied whole
+            "hint: take it out of every start, without starting this interpreter:\n"
+            "    %s\n    (sitewarden quarantine --restore %s puts it back)" % (
                 _removal(high[0]), high[0].id[:SHOWN]),
-            "hint: if you trust it as it is, acknowledge it: sitewarden acknowledge %s "
-            "--python %s (pins its code in %s: any change to it brings this warning back)" % (
-                high[0].id, sys.executable or "python3", settings.SYSTEM_FILE),
+            "hint: if you trust it as it is, acknowledge it (this pins its code in %s: any "
+            "change to it brings this warning back):\n    sitewarden acknowledge %s "
+            "--python %s" % (settings.SYSTEM_FILE, high[0].id, sys.executable or "python3"),
         ]))
 
 
