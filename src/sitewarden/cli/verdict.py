@@ -243,10 +243,12 @@ def check_next(findings: list[Finding], fail_on: str, python: str) -> str | None
         full = " or ".join(said) or "its fix above"
         if len(full) <= NEXT_WIDTH:
             return full
-        return ("sitewarden acknowledge %s or its fix above" % f.id[:SHOWN] if ackable
+        return ("its fix above, or sitewarden acknowledge %s" % f.id[:SHOWN] if ackable
                 and f.id else "its fix above")
-    # Short: the line stays one line; the findings above say the rest.
-    return "sitewarden acknowledge ID or the fixes above" if ackable else "the fixes above"
+    # Short: the line stays one line; the findings above say the rest.  The fix first:
+    # acknowledging is for code the administrator trusts as it is.
+    return ("the fix of each finding above, or sitewarden acknowledge ID for one you accept as "
+            "it is" if ackable else "the fix of each finding above")
 
 
 def make(findings: list[Finding], fail_on: str, next_command: str | None) -> Verdict:
