@@ -26,6 +26,7 @@ import pytest
 
 from harness.dists import make_dist
 from harness.guarded import joined_warnings, make_guarded
+from harness.printed import runs_as_printed
 from harness.roots import RootTarget
 from harness.spread import EVERY, ROTATED, spread
 from harness.wheels import pip_dir, pip_versions_for
@@ -172,8 +173,9 @@ def test_a_removed_marker_is_a_finding(python):
     """A real dpkg database (Debian 12's, the roots'): the marker a package ships,
     removed with ``rm``, is a medium finding naming the package and the command that
     restores it; ``status`` says "NOT guarded"; ``acknowledge`` refuses it, naming its
-    fix.  Unguarded, the advice says sudo and the Debian package.  In a root, a marker
-    diverted with ``dpkg-divert`` (the opt-out) is no finding."""
+    fix.  Unguarded, the advice says sudo and the Debian package.  In a root, the fix run
+    as printed restores the marker, and a marker diverted with ``dpkg-divert`` (the
+    opt-out) is no finding."""
     t = make_guarded(python, deploy=False)
     try:
         exe = t.executable
@@ -208,7 +210,21 @@ def test_a_removed_marker_is_a_finding(python):
         assert proc.returncode == 2 and "marker-removed finding" in proc.stderr, proc.stderr
         assert "fix it: apt-get install --reinstall -y %s" % package in proc.stderr
 
-        if isinstance(python, RootTarget):  # its own dpkg database: dpkg-divert may write
+        if isinstance(python, RootTarget):  # its own dpkg database: apt and dpkg may write
+            # The fix, run as printed: apt fetches the package from Debian's mirror.  The
+            # root's package lists are as old as the cached root: once its release has
+            # moved on, the version they name is gone (404), as on a machine whose lists
+            # are stale; then, as its administrator would, `apt-get update` and again.
+            sbin = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive"}
+            proc = runs_as_printed(t, removed["fix"], sbin, shim=False)
+            if proc.returncode and re.search(r"Failed to fetch|404", proc.stdout + proc.stderr):
+                assert runs_as_printed(t, "apt-get update -qq", sbin, shim=False).returncode == 0
+                proc = runs_as_printed(t, removed["fix"], sbin, shim=False)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            report = json.loads(cli(t, "check", "--python", exe, "--json").stdout)
+            assert "marker-removed" not in [f["kind"] for f in report["findings"]], report
+            assert report["marker"]["marker_path"] == marker and report["marker"].get(
+                "applies"), report["marker"]
             proc = t.run(["dpkg-divert", "--local", "--rename", "--add", marker])
             assert proc.returncode == 0, proc.stdout + proc.stderr
             report = json.loads(cli(t, "check", "--python", exe, "--json").stdout)
