@@ -22,6 +22,7 @@ import pytest
 from harness import make_dist, pyenv_interpreters
 from harness.cli import CLI, run_cli
 from harness.guarded import make_guarded
+from harness.printed import runs_as_printed
 from harness.spread import spread
 from sitewarden.facts.text import unwrap_lines
 
@@ -406,14 +407,16 @@ def test_exit_statuses_on_debian(debian_any):
     proc.stdout = unwrap_lines(proc.stdout)
     assert ("not loaded at startup of %s: only pip 23+ refuses installs here by itself "
             "(older pips, setuptools and installer do not)" % ns.executable) in proc.stdout
-    assert re.search(r"`sudo (\S+ -m )?sitewarden install --python %s`" % re.escape(
-        ns.executable), proc.stdout), proc.stdout  # sudo, the full path, on one line
+    # The full path, on one line; no sudo for root (a minimal Debian has none).
+    printed = re.search(r"`((\S+ -m )?sitewarden install --python %s)`" % re.escape(
+        ns.executable), proc.stdout)
+    assert printed, proc.stdout
     proc = run("status", "--all")
     assert proc.returncode == 1 and "NOT GUARDED" in proc.stdout, proc.stdout
     # Unguarded is low: check exits 0 by default (--fail-on medium), 1 with --fail-on low.
     assert run("check", "--python", ns.executable).returncode == 0
     assert run("check", "--python", ns.executable, "--fail-on", "low").returncode == 1
-    proc = run("install", "--python", ns.executable)
+    proc = runs_as_printed(ns, printed.group(1))  # the advice, as printed
     assert proc.returncode == 0, proc.stdout + proc.stderr
     proc = run("status", "--python", ns.executable)
     assert proc.returncode == 0, proc.stdout
@@ -446,6 +449,19 @@ def test_exit_statuses_on_the_host(make_hermetic, cli, tmp_path):
 
     assert statuses() == (1, 1)
     assert cli("check", "--python", py, env=env).returncode == 0  # unguarded alone: low
+    # Another user than root, who may not write the site directory, is told sudo.
+    public = make_guarded(pyenv_interpreters()[-1], deploy=False)  # nobody may traverse it
+    try:
+        proc = subprocess.run(public.nobody([*CLI, "check", "--python", public.executable,
+                                             "--json"]), env=public.env(), text=True,
+                              capture_output=True, stdin=subprocess.DEVNULL)
+        assert proc.stdout, proc.stderr
+        (guard,) = [f for f in json.loads(proc.stdout)["findings"]
+                    if f["kind"] == "guard-not-active"]
+        assert guard["fix"].startswith("sudo ") and guard["fix"].endswith(
+            " install --python %s" % public.executable), guard
+    finally:
+        public.close()
     bare = make_hermetic(pyenv_interpreters()[-1], marker=None)
     e = bare.env()
     assert (cli("status", "--python", bare.executable, env=e).returncode,

@@ -233,7 +233,7 @@ def check_next(findings: list[Finding], fail_on: str, python: str) -> str | None
         return None
     ackable = [f for f in due if acknowledgeable(f)]
     # acknowledge writes the machine's silence file: root's
-    ack = "sudo %s acknowledge %%s --python %s" % (cli_command(), shell_quote(python))
+    ack = "%s%s acknowledge %%s --python %s" % (_sudo(None), cli_command(), shell_quote(python))
     if len(due) == 1:
         f = due[0]
         fix = About(f).fix
@@ -322,11 +322,13 @@ def _on_path(name: str) -> str | None:
 
 
 def _sudo(target: Target | None) -> str:
-    """``sudo `` unless this user, not root, may write the target's site directory."""
-    purelib = getattr(target, "purelib", None) if target is not None else None
-    if os.geteuid() != 0 and purelib and os.access(purelib, os.W_OK):
+    """``sudo `` for a user other than root who may not write the target's site
+    directory; root needs none (and a container or a minimal Debian has no ``sudo``:
+    the printed command must run there as printed)."""
+    if os.geteuid() == 0:
         return ""
-    return "sudo "
+    purelib = getattr(target, "purelib", None) if target is not None else None
+    return "" if purelib and os.access(purelib, os.W_OK) else "sudo "
 
 
 def _debian_guards(target: Target | None, python: str) -> bool:
