@@ -15,7 +15,7 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 - coverage-enable-subprocess 1.0 (with coverage 7.10.6, its pure wheel, so the import
   resolves): ``exec`` of a literal calling ``coverage.process_startup()``;
 - future-fstrings 1.2.0: ``aaaaa_future_fstrings.pth``, ``exec`` of a literal registering
-  a codec;
+  a codec, a known template (the line and its one module pinned per release);
 - pdbpp 0.11.6: ``pdbpp_hijack_pdb.pth``, ``sys.path.insert`` of its ``pdb`` directory
   (site's own ``makepath`` and ``sitedir``);
 - protobuf 3.20.3 and zope.event 4.5.0: setuptools' ``-nspkg.pth`` namespace lines;
@@ -23,11 +23,10 @@ wheel was chosen because it ships a ``.pth`` with an import line, one shape each
 
 Each of those files is listed with its distribution as owner, verified against the
 RECORD pip wrote, and no finding of severity ``medium`` or ``high`` names it (a template,
-or ``distribution-startup-code``, info), but for two the prover cannot prove harmless, each
-said as such (``unproven-startup-code``): future-fstrings' codec registration (the call
-into ``encodings`` and the methods it cannot resolve named) and pdbpp's hijack of ``pdb``
-(medium: its directory ahead of the standard library's, ``pdb`` named); a normal start
-runs them all without a word on stderr, and each visibly did its job.  A ``.pth`` of the
+or ``distribution-startup-code``, info), but for pdbpp's hijack of ``pdb``, which the
+prover says as such (``unproven-startup-code``, medium: its directory ahead of the
+standard library's, ``pdb`` named); a normal start runs them all without a word on
+stderr, and each visibly did its job.  A ``.pth`` of the
 user's holding coverage's documented line is the coverage template (coverage's own module
 runs it), and Debian's own startup files draw nothing above ``low``.
 
@@ -41,9 +40,13 @@ startup files above ``low``.
 
 coverage.py (a recent release, pinned per release): its documented line and pytest-cov's
 ``.pth`` stay below ``medium``; the same release with a module changed by its own wheel is
-judged as code (high).  And editable installs other backends build: hatchling and
-pdm-backend through ``editables``, scikit-build-core's redirecting loader (a CMake project
-of no language): each its template, below ``medium``; the loader with a payload is high.
+judged as code (high).  future-fstrings (its release pinned by the digest of its two
+files, ``template_digests.FUTURE_FSTRINGS``, regenerated here from its wheel) is its
+template; with one byte of its module or of its ``.pth`` changed by its own wheel (a RECORD
+that vouches for it) it is judged as code, high (a hermetic CPython).  And editable installs
+other backends build: hatchling and pdm-backend through ``editables``, scikit-build-core's
+redirecting loader (a CMake project of no language): each its template, below ``medium``;
+the loader with a payload is high.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from harness.interpreters import pyenv_interpreters
 from harness.spread import DEBIAN, spread
 from harness.wheels import cache_dir, pip_dir, pip_versions_for, wheel
 
@@ -235,18 +239,12 @@ def test_real_distributions_startup_files_are_not_flagged(bare_target):
         owner = files[path]["owner"]
         assert owner["kind"] == "distribution" and _norm(owner["distribution"]) == name, judged
         assert owner["verified"] is True, judged
-    # What the prover cannot prove of two of them is said, at its own severity:
-    # future-fstrings registers a codec (a call into encodings, methods of values of no
-    # known type), pdbpp puts its own pdb ahead of the standard library's.
-    judged_by_rules = {_norm(n): p for p, n in ours.items()
-                       if _norm(n) in ("future-fstrings", "pdbpp")}
-    fstrings = about(judged_by_rules["future-fstrings"])
-    assert [x["kind"] for x in fstrings if x["severity"] in BAD] == [
-        "unproven-startup-code"], fstrings
-    (unproven,) = [x for x in fstrings if x["kind"] == "unproven-startup-code"]
-    said = "\n".join(unproven["unproven"])
-    assert "calls encodings.search_function" in said and \
-        "the audit cannot resolve what it calls" in said, said
+    # future-fstrings' codec: its template (a pinned release's .pth and module)
+    fstrings = [p for p, n in ours.items() if n == "future-fstrings"]
+    assert [files[p]["template"] for p in fstrings] == ["future-fstrings codec"], judged
+    # What the prover cannot prove of pdbpp is said, at its own severity: it puts its own
+    # pdb ahead of the standard library's.
+    judged_by_rules = {_norm(n): p for p, n in ours.items() if _norm(n) == "pdbpp"}
     (hijack,) = [x for x in about(judged_by_rules["pdbpp"]) if x["severity"] in BAD]
     assert (hijack["kind"], hijack["severity"]) == ("unproven-startup-code", "medium"), hijack
     assert any("ahead of the standard library on sys.path: its pdb replaces" in r
@@ -462,6 +460,80 @@ def test_coverage_pinned_release_is_benign_and_a_changed_one_is_judged(bare_targ
         # a1_coverage.pth calls into the changed coverage: judged, unproven (high).
         assert ("a1_coverage.pth", "unproven-startup-code") in high, judged
         assert not [x for x in high if x[0] not in (COVERAGE_PTH, "a1_coverage.pth")], judged
+
+
+# ------------------------------------------------------- future-fstrings, pinned per release
+
+#: future-fstrings' wheel (pure, in the wheel cache): ``aaaaa_future_fstrings.pth`` and
+#: ``future_fstrings.py``, its one top-level module, pinned together per release.
+FUTURE_FSTRINGS = ("future-fstrings", "1.2.0")
+
+
+def release_digest(whl: Path, names: Tuple[str, ...]) -> str:
+    """How ``template_digests.PYTEST_COV`` and ``FUTURE_FSTRINGS`` are generated: sha256
+    over the sorted rows ``"path sha256=<urlsafe b64, unpadded>\n"`` of the files ``names``
+    of a released wheel, each hashed from the wheel's own file (and found so in its
+    RECORD): the rows ``audit.pinned.record_digest`` reads from an installed RECORD."""
+    import base64
+    import hashlib
+    with zipfile.ZipFile(whl) as z:
+        record = "\n" + z.read(next(n for n in z.namelist()
+                                    if n.endswith(".dist-info/RECORD"))).decode()
+        rows = []
+        for name in names:
+            digest = "sha256=" + base64.urlsafe_b64encode(
+                hashlib.sha256(z.read(name)).digest()).rstrip(b"=").decode()
+            assert "\n%s,%s," % (name, digest) in record, (whl, name)
+            rows.append((name, digest))
+    return hashlib.sha256("".join("%s %s\n" % r for r in sorted(rows)).encode()).hexdigest()
+
+
+def test_future_fstrings_is_pinned_by_its_files_and_one_changed_byte_is_judged(
+        make_hermetic, tmp_path):
+    """future-fstrings' ``.pth`` and its module ``future_fstrings.py`` are pinned together
+    per release (``template_digests.FUTURE_FSTRINGS``, regenerated here from the released
+    wheel): installed with its RECORD in the oldest hermetic CPython, the ``.pth`` is the
+    template ``future-fstrings codec`` and no finding names it.  The same wheel with one
+    byte of its module changed (in a comment: the same code), or one byte of its ``.pth``
+    (its last newline a space: the same lines), its RECORD rewritten to match (a wheel of
+    the same name anyone can build): verified, but no release's, so judged as code: high
+    (``unproven-startup-code``: the module's calls the prover cannot resolve), never the
+    template."""
+    from sitewarden.audit import pinned, template_digests
+    real = wheel(*FUTURE_FSTRINGS)
+    assert template_digests.FUTURE_FSTRINGS.get(release_digest(
+        real, pinned.FILES["future-fstrings"][0])) == "future-fstrings %s" % FUTURE_FSTRINGS[1]
+    with zipfile.ZipFile(real) as z:
+        module, pth = z.read("future_fstrings.py"), z.read("aaaaa_future_fstrings.pth")
+    assert module.count(b"# codec api") == 1 and pth.endswith(b"')\n\n"), pth
+    kinds = {"pinned": {},
+             "module": {"future_fstrings.py": module.replace(b"# codec api", b"# codec apI")},
+             "pth": {"aaaaa_future_fstrings.pth": pth[:-1] + b" "}}
+    t = make_hermetic(pyenv_interpreters()[0])
+    path = str(t.local_dir / "aaaaa_future_fstrings.pth")
+    for kind, edit in kinds.items():
+        whl = _rebuilt(real, tmp_path / real.name, edit) if edit else real
+        stage = tmp_path / kind  # extracted here: harness.wheels.unpacked keeps one per name
+        with zipfile.ZipFile(whl) as z:
+            z.extractall(stage)
+        for p in [stage, *stage.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        t.merge_into(stage, t.local_dir)  # over the last: its files and RECORD replaced
+        proc = t.cli("check", "--python", t.executable, "--json")
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        report = json.loads(proc.stdout)
+        (f,) = [x for x in report["startup"]["files"] if x["path"] == path]
+        about = [x for x in report["findings"] if x.get("file") == path]
+        judged = _judged(f, about)
+        assert f["owner"]["verified"] is True, (kind, judged)
+        if kind == "pinned":
+            assert f["template"] == "future-fstrings codec" and not about, judged
+            continue
+        assert f["template"] is None, (kind, judged)
+        assert [(x["kind"], x["severity"]) for x in about] == [
+            ("unproven-startup-code", "high")], (kind, judged)
+        assert any("future_fstrings.py:" in r and "cannot resolve" in r
+                   for r in about[0]["unproven"]), (kind, about)
 
 
 # --------------------------------------------- editable loaders other build backends generate

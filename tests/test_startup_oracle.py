@@ -149,9 +149,6 @@ def _severity_rank(severity):
     return SEVERITIES.index(severity) if severity in SEVERITIES else -1
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "the prover calls future-fstrings' benign .pth line high (a call into encodings, methods "
-    "of values of unknown type); pytest-cov's is its template"))
 def test_real_tools_get_right_reasons(make_hermetic):
     """Real wheels that ship startup files (``harness.real_tools.QUICK``), installed with
     their RECORD in a hermetic target: each file's worst finding lies between the tool's

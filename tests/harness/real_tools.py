@@ -60,7 +60,9 @@ TOOLS = (
     Tool("future-fstrings", "1.2.0", ("aaaaa_future_fstrings.pth",), "info", "medium",
          "future-fstrings",
          "registers a codec (codecs.register) that rewrites f-strings in sources declaring "
-         "it: harmless, but code that changes how later sources decode is not provably so"),
+         "it: the prover cannot show its module harmless (methods of values of unknown "
+         "type: high), so only its template, the .pth and module byte for byte a pinned "
+         "release's (template_digests.FUTURE_FSTRINGS), names it benign"),
     Tool("manhole", "1.8.1", ("manhole.pth",), "high", "high", "eval",
          "eval() of code built from the PYTHONMANHOLE environment variable: whoever sets "
          "the variable runs code at every start"),

@@ -3,8 +3,9 @@
 A tool whose whole package runs behind a startup line (coverage.py's, ``editables``') is
 pinned per release (:mod:`.template_digests`) by the rows its verified record has for the
 package's ``.py`` files: each module read was verified against that record, so only the
-record is read here, never every module hashed.  pytest-cov's ``.pth`` and the modules its
-line runs likewise; ``_distutils_hack``'s few files are hashed (:func:`digest`).  Runs in
+record is read here, never every module hashed.  pytest-cov's and future-fstrings' ``.pth``
+with the modules its line runs likewise (:data:`FILES`: named files, a package's or a single
+top-level module); ``_distutils_hack``'s few files are hashed (:func:`digest`).  Runs in
 ``check``'s probe; module level: ``os``, ``sys`` and sitewarden's modules.
 """
 
@@ -102,15 +103,24 @@ def _rows_digest(rows):
     return h.hexdigest()
 
 
-#: What pytest-cov's line is and runs: its ``.pth`` and the module files its line imports.
-PYTEST_COV_FILES = ("pytest-cov.pth", "pytest_cov/__init__.py", "pytest_cov/embed.py")
+#: The tools whose startup file is pinned per release with the module files its line runs
+#: (:func:`files_release`): the distribution's canonical name -> (those files as its RECORD
+#: names them, the startup file first; the pinned releases' digests).  Only these rows
+#: count: future-fstrings' one top-level module, never another its RECORD lists.
+FILES = {
+    "pytest-cov": (("pytest-cov.pth", "pytest_cov/__init__.py", "pytest_cov/embed.py"),
+                   template_digests.PYTEST_COV),
+    "future-fstrings": (("aaaaa_future_fstrings.pth", "future_fstrings.py"),
+                        template_digests.FUTURE_FSTRINGS),
+}
 
 
-def pytest_cov_release(metadata):
-    """Are the rows the RECORD of the pytest-cov distribution ``metadata`` has for
-    :data:`PYTEST_COV_FILES` a pinned release's (:data:`.template_digests.PYTEST_COV`)?"""
-    return record_digest(metadata, PYTEST_COV_FILES.__contains__) in \
-        template_digests.PYTEST_COV
+def files_release(name, metadata):
+    """Are the rows the RECORD of the distribution ``metadata`` (the tool ``name`` of
+    :data:`FILES`) has for that tool's files a pinned release's: the line and its modules,
+    byte for byte, of one release?"""
+    files, pins = FILES[name]
+    return record_digest(metadata, files.__contains__) in pins
 
 
 def digest(path):

@@ -429,21 +429,24 @@ def _coverage_pinned(owner):
     return pinned.release(owner, "coverage")
 
 
-def _pytest_cov(f, files, forms):
-    """pytest-cov's ``pytest-cov.pth``, installed by the distribution pytest-cov with what
-    its line runs (``pytest_cov/embed.py``, and its package's ``__init__.py``), each where
-    that RECORD has it, each verified against it (read or not: :func:`_verified_by`), and
-    the RECORD's rows for the three a pinned release's
-    (:func:`.pinned.pytest_cov_release`): the line and its modules, byte for byte, of one
-    release.  What ``embed.init()`` reaches beyond (coverage) is judged as its own."""
-    o = f.owner
-    if not (o.trusted() and o.kind == "distribution" and f.dist is not None and o.metadata
-            and settings.canonical(o.distribution or "") == "pytest-cov"):
-        return False
-    site = os.path.dirname(o.metadata.rstrip(os.sep))
-    own = [os.path.join(site, *name.split("/")) for name in pinned.PYTEST_COV_FILES]
-    return f.path == own[0] and sorted(files) == own[1:] and all(
-        _verified_by(f, m) for m in files) and pinned.pytest_cov_release(o.metadata)
+def _released(name):
+    """The author test of a tool of :data:`.pinned.FILES`: its startup file installed by
+    the distribution ``name`` with what its line runs (pytest-cov's ``pytest_cov/embed.py``
+    and its package's ``__init__.py``; future-fstrings' one module ``future_fstrings.py``),
+    each where that RECORD has it, each verified against it (read or not:
+    :func:`_verified_by`), and the RECORD's rows for them a pinned release's
+    (:func:`.pinned.files_release`): the line and its modules, byte for byte, of one
+    release.  What they reach beyond (pytest-cov's coverage) is judged as its own."""
+    def released(f, files, forms):
+        o = f.owner
+        if not (o.trusted() and o.kind == "distribution" and f.dist is not None and
+                o.metadata and settings.canonical(o.distribution or "") == name):
+            return False
+        site = os.path.dirname(o.metadata.rstrip(os.sep))
+        own = [os.path.join(site, *p.split("/")) for p in pinned.FILES[name][0]]
+        return f.path == own[0] and sorted(files) == sorted(own[1:]) and all(
+            _verified_by(f, m) for m in files) and pinned.files_release(name, o.metadata)
+    return released
 
 
 def _verified_by(f, path):
@@ -478,7 +481,8 @@ AUTHORS = {templates.DISTUTILS: _distutils, templates.EDITABLE: _editable,
            templates.NSPKG: _nspkg, templates.VIRTUALENV: _virtualenv,
            templates.COVERAGE: _coverage, templates.SITEWARDEN: _sitewarden,
            templates.LOADER: _loader, templates.EDITABLES: _editables,
-           templates.PYTEST_COV: _pytest_cov}
+           templates.PYTEST_COV: _released("pytest-cov"),
+           templates.FUTURE_FSTRINGS: _released("future-fstrings")}
 
 
 def _text(path):

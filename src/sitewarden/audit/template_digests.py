@@ -9,8 +9,9 @@ form); virtualenv's ``_virtualenv.py`` from its wheels on PyPI (20.0 to 21.15: t
 copied as it is), and uv's copy, from the venvs each uv release on PyPI made (0.4 to 0.13,
 one release a minor version); coverage.py's pure-Python content (:data:`COVERAGE`),
 ``editables``' (:data:`EDITABLES`), pytest-cov's ``.pth`` with the modules its line runs
-(:data:`PYTEST_COV`).  A version missing here makes its files plain code, judged as any
-code is, never a wrong excuse.  Imports nothing.
+(:data:`PYTEST_COV`), future-fstrings' ``.pth`` with its module (:data:`FUTURE_FSTRINGS`).
+A version missing here makes its files plain code, judged as any code is, never a wrong
+excuse.  Imports nothing.
 """
 
 #: ``_distutils_hack/__init__.py`` and ``override.py``: setuptools versions, Debian's.
@@ -419,6 +420,43 @@ PYTEST_COV = {
         "pytest-cov 6.2.1",
     "fbd6c91eae7670b143c271babf1bd2c927532785574d5866df7717c60a2c3cf6":
         "pytest-cov 6.3.0",
+}
+
+
+#: future-fstrings' codec per release: sha256 over the sorted rows ``"path
+#: sha256=<urlsafe b64, unpadded>\n"`` of ``aaaaa_future_fstrings.pth`` (its line,
+#: :data:`.templates.FUTURE_FSTRINGS_LINE`) and ``future_fstrings.py`` (the one top-level
+#: module the line runs), the rows a RECORD pip writes holds for them: the line and its
+#: module, each byte for byte, of one release.  Every release on PyPI, 0.1.0 to 1.2.0 (each
+#: ships the ``.pth``, with the same line): ``pip download --no-deps --only-binary=:all:
+#: future-fstrings==X``, then those two rows from each wheel's files (each checked against
+#: its RECORD), sorted, joined, hashed; a wheel built from each sdist (its ``setup.py``
+#: writes the same line) gives the same rows.  Debian ships no future-fstrings (12, 13, sid).
+FUTURE_FSTRINGS = {
+    "48ff86b46e0dd8459a6bd1950d058192e5494623dc7a62cf0048cb5575f2c900":
+        "future-fstrings 0.1.0 .. 0.1.1",
+    "1821d4d1cf4f3f66c30a019af05f362f970c444f31cdc3830ae6be527552e6f3":
+        "future-fstrings 0.2.0",
+    "2761c86b3116acc4b951a721ec7c5e055826657d5b1125106db826e69a58f16b":
+        "future-fstrings 0.2.1",
+    "6f39a7ea40274a69175c6a4d8d7b73217f0ad0a3b3daefe943e5b1ca2863c3f2":
+        "future-fstrings 0.3.0",
+    "328b5f81d264e35c5946644609912b3bac27fbdde9814f997fb1001a829721da":
+        "future-fstrings 0.4.0",
+    "d6fdffa00955f891e96cb98e16513dd18487c7bbf5f0bc4c28fbe1c605d4a806":
+        "future-fstrings 0.4.1",
+    "a5c31f6b8d5daf7b1033fd3af4f67de61d06ed969292465282078fff7100e73c":
+        "future-fstrings 0.4.2",
+    "62056b9610e0fe707492fd481910b81ddc5b2582d9367caec3143b6d3db27002":
+        "future-fstrings 0.4.3",
+    "2516bdfb1f322a8254b917d2b85496623c51350eaa39c4048c64afc7e7f4b487":
+        "future-fstrings 0.4.4",
+    "a0dfc1a10443fccea7af9243ba28ca0ee4db0241e08f27897a65bff8258b386a":
+        "future-fstrings 0.4.5 .. 1.0.0",
+    "4b47676b2ea282cfc8824fb6d45e54a0de1fc53450005ae92e66611caa8cd375":
+        "future-fstrings 1.1.0",
+    "c50761727b7083d543c36a5d297eaae1f35ee34057eb78842165b577f72a9100":
+        "future-fstrings 1.2.0",
 }
 
 

@@ -2,14 +2,14 @@
 
 A template (setuptools' ``distutils-precedence.pth``, an editable install's finder or
 loader, setuptools' namespace-package lines, virtualenv's, coverage's, pytest-cov's,
-sitewarden's own hook) is code whose effect is known.  Naming a file after one, splicing a
-payload into its line, or shipping it with a payload module in a wheel whose RECORD vouches
-for both, must buy nothing: a RECORD proves a file is unchanged since it was installed,
-never that it is benign.  So a file is a template only when every line of it is the
-template's (:func:`match`, whitespace runs normalised) and every module its lines run is
-the template's own content (pinned per upstream version in :mod:`.template_digests`), and
-its author is the tool that writes it (:mod:`.provenance` checks the owners).  Imports
-nothing.
+future-fstrings', sitewarden's own hook) is code whose effect is known.  Naming a file
+after one, splicing a payload into its line, or shipping it with a payload module in a
+wheel whose RECORD vouches for both, must buy nothing: a RECORD proves a file is unchanged
+since it was installed, never that it is benign.  So a file is a template only when every
+line of it is the template's (:func:`match`, whitespace runs normalised) and every module
+its lines run is the template's own content (pinned per upstream version in
+:mod:`.template_digests`), and its author is the tool that writes it (:mod:`.provenance`
+checks the owners).  Imports nothing.
 """
 
 #: The guard's hook lines (``hooks/sitewarden.pth``, ``hooks/sitewarden.start``).
@@ -26,11 +26,12 @@ SITEWARDEN = "sitewarden"
 LOADER = "editable install loader"
 EDITABLES = "editables redirector"
 PYTEST_COV = "pytest-cov subprocess support"
+FUTURE_FSTRINGS = "future-fstrings codec"
 
 #: The templates whose own modules are pinned content: matched, they excuse what their own
 #: code does (coverage's: a pinned release's whole package); what runs beyond is judged.
 EXACT = (DISTUTILS, EDITABLE, NSPKG, VIRTUALENV, COVERAGE, SITEWARDEN, LOADER, EDITABLES,
-         PYTEST_COV)
+         PYTEST_COV, FUTURE_FSTRINGS)
 
 _DISTUTILS = ("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
               "'%s') == 'local'; enabled and __import__('_distutils_hack').add_shim();")
@@ -58,6 +59,14 @@ PYTEST_COV_LINES = (
     r'setup subprocess coverage. "\n   "Environ: {0!r} "\n   "Exception: {1!r}\\n".format('
     r"\n    dict((k, v) for k, v in os.environ.items() if k.startswith(\'COV_CORE\')),\n    "
     r"exc\n   )\n  )\n')")
+
+
+#: future-fstrings' ``aaaaa_future_fstrings.pth`` line (every release, 0.1.0 to 1.2.0: its
+#: ``setup.py`` writes it): ``exec`` of a literal that imports ``future_fstrings`` and
+#: registers its codec (``codecs.register``) when it imports.  Each release's, byte for byte
+#: with its module: :data:`.template_digests.FUTURE_FSTRINGS`.
+FUTURE_FSTRINGS_LINE = (r"import sys; exec('try:\n    import future_fstrings\nexcept "
+                        r"ImportError:\n    pass\nelse:\n    future_fstrings.register()\n')")
 
 
 def normalised(line):
@@ -151,6 +160,8 @@ TEMPLATES = (
     (COVERAGE, lambda n: n.endswith(".pth") and "coverage" in n,
      _exact("import coverage; coverage.process_startup()", "coverage")),
     (PYTEST_COV, lambda n: n == "pytest-cov.pth", _pytest_cov),
+    (FUTURE_FSTRINGS, lambda n: n == "aaaaa_future_fstrings.pth",
+     _exact(normalised(FUTURE_FSTRINGS_LINE), "future_fstrings")),
     (LOADER, lambda n: n.endswith(".pth") and _skbuild(n[:-4]), _imports(_skbuild)),
     (LOADER, lambda n: n.endswith(".start") and _skbuild(n[:-6]),
      _entry("entrypoint", _skbuild)),
