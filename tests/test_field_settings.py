@@ -12,6 +12,12 @@
   ``shadow:NAME`` lines, read only once a shadow warning is due, so that a process
   without the environment (cron, systemd, ``env -i``) does not warn about an
   acknowledged shadow; ``check`` lists it as acknowledged (severity ``info``).
+- A deployment's ``sitewarden.silence`` sits where pip installs: one a package put there
+  (a wheel that shadows a distro module and ships the line that acknowledges it, at the
+  top or through ``.data/purelib``; an egg's ``installed-files.txt``), or one others may
+  write, acknowledges nothing: the warning comes, ``check`` keeps the finding high and
+  says why, ``acknowledge --deployment`` refuses to write there.  The same line written
+  by ``acknowledge --deployment`` into a file no package lists holds.
 
 The parsing is checked on the host (one interpreter); each behaviour once end to end
 on every target (``guarded_target``).
@@ -30,11 +36,14 @@ import pytest
 from harness import make_dist
 from harness.guarded import GuardedPython
 from harness.spread import rotated
+from harness.wheels import pip_dir, pip_versions_for
 from sitewarden import failopen, settings
 from sitewarden.cli import environment
 from sitewarden.detect import shadowscan
-from sitewarden.facts import records
+from sitewarden.facts import distinfo, records
+from test_blocking_debian import can_install
 from test_field_warnings import ensure_distro
+from test_install_startup_report import build_wheel
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -177,12 +186,52 @@ def test_silence_files_are_read_without_blocking(tmp_path):
     assert listed["names"] == ["yaml", "six"] and listed["understood"]
 
 
+def test_a_deployments_file_a_package_lists_or_others_may_write_is_refused(tmp_path):
+    """``settings.refusal`` with the ground floor's lookup (``distinfo.lister``): a RECORD
+    row, an ``installed-files.txt`` line (relative to the egg-info directory) or a row
+    that resolves to the file refuses it; a RECORD that lists other files, or the
+    machine's file, does not; a group- or world-writable file is refused first."""
+    silence = tmp_path / settings.SITE_FILE
+    silence.write_text("shadow:yaml\n")
+    silence.chmod(0o644)
+    path = str(silence)
+    assert settings.refusal(path, distinfo.lister) is None
+    make_dist(tmp_path, "swr-plain", "1.0", {"swr_plain.py": ""}, installer="pip")
+    assert settings.refusal(path, distinfo.lister) is None  # its RECORD lists others
+    rows = {"sitewarden.silence,,": "swr-top", "swr_dot/../sitewarden.silence,,": "swr-dot",
+            "%s,," % path: "swr-abs"}
+    for row, name in rows.items():
+        meta = make_dist(tmp_path, name, "1.0", {}, installer="pip")
+        record = meta / "RECORD"
+        record.write_text(record.read_text() + row + "\n")
+        distinfo.clear_cache()
+        assert settings.refusal(path, distinfo.lister) == (
+            settings.PLACED_BY_PACKAGE, "%s 1.0's RECORD lists it" % name), row
+        record.unlink()
+    distinfo.clear_cache()
+    assert settings.refusal(path, distinfo.lister) is None
+    egg = make_dist(tmp_path, "swr-egg", "0.1", {"swr_egg.py": ""}, kind="egg-info")
+    (egg / "installed-files.txt").write_text("../swr_egg.py\n../sitewarden.silence\n")
+    distinfo.clear_cache()
+    state, reason = settings.refusal(path, distinfo.lister)
+    assert (state, reason) == (settings.PLACED_BY_PACKAGE,
+                               "swr-egg 0.1's installed-files.txt lists it")
+    assert "a package put it there (swr-egg 0.1's installed-files.txt lists it)" in \
+        settings.refusal_text(state, reason, path)
+    for mode in (0o664, 0o646):
+        silence.chmod(mode)
+        assert settings.refusal(path, distinfo.lister) == (
+            settings.WRITABLE_BY_OTHERS, "mode %04o" % mode)
+    assert settings.refusal(settings.SYSTEM_FILE, distinfo.lister) is None
+
+
 def test_acknowledged_findings_are_info_and_say_so(tmp_path, monkeypatch):
     monkeypatch.setenv("SITEWARDEN_SILENCE", "shadow:yaml")
     monkeypatch.setattr(shadowscan.pathfacts, "deployment_dirs", lambda paths: [])
-    data = records.Shadowing([records.ShadowCase.from_json({"module": "yaml", "severity": "high"}),
-                              records.ShadowCase.from_json({"module": "six",
-                                                            "severity": "medium"})], [], [], [])
+    data = records.Shadowing.make(
+        modules=[records.ShadowCase.from_json({"module": "yaml", "severity": "high"}),
+                 records.ShadowCase.from_json({"module": "six", "severity": "medium"})],
+        hidden_namespaces=[], distributions=[], violations=[])
     findings = [records.Finding("shadowed-module", "high", "yaml: ...", module="yaml"),
                 records.Finding("shadowed-module", "medium", "six: ...", module="six"),
                 records.Finding("requirement-violated", "high", "x requires yaml<6")]
@@ -278,3 +327,110 @@ def test_shadows_acknowledged_by_name_and_by_the_silence_file(guarded_target):
     # Acknowledged: only that, where (and when, under the comment acknowledge writes).
     assert "yaml (shadowed-module): acknowledged in %s\n" % silence in text, text
     assert "\n  %s: shadow:yaml acknowledged\n" % silence in text, text
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """``swra-lib`` wheels that shadow the distro's ``swra_lib`` 1.0 (its distro consumer
+    requires ``<2``): 2.0 ships the line that acknowledges the shadow as the deployment's
+    silence file, 2.1 the same through ``.data/purelib``, 2.2 none."""
+    out = tmp_path_factory.mktemp("shipped-silence")
+    out.chmod(0o755)
+    line = "shadow:swra_lib\n"
+    return {
+        "top": build_wheel(out, "swra-lib", "2.0", {"swra_lib/__init__.py": "",
+                                                     settings.SITE_FILE: line}),
+        "data": build_wheel(out, "swra-lib", "2.1", {
+            "swra_lib/__init__.py": "", "swra_lib-2.1.data/purelib/%s" % settings.SITE_FILE:
+            line}),
+        "plain": build_wheel(out, "swra-lib", "2.2", {"swra_lib/__init__.py": ""}),
+    }
+
+
+@rotated()
+def test_a_silence_file_a_package_ships_acknowledges_nothing(guarded_target, shipped):
+    """A wheel that shadows a distro module and ships ``sitewarden.silence`` with
+    ``shadow:NAME`` beside the guard (pip installs it there, as root): the warning still
+    comes (``SITEWARDEN_DEBUG=1`` says why), ``check`` keeps the shadow high with what it
+    breaks, names the record that lists the file, and exits 1; ``acknowledge
+    --deployment`` refuses to add to it.  The same line, written by ``acknowledge
+    --deployment`` once no package lists the file, holds; made group-writable, it holds
+    no more."""
+    t = guarded_target
+    pips = [v for v in pip_versions_for(t.version) if can_install(v, t.version)]
+    env = {"PYTHONPATH": str(pip_dir(pips[-1])), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+    def pip(*args):
+        proc = t.python("-m", "pip", *args, "--break-system-packages", env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    t.copy_in(lambda stage: (
+        make_dist(stage, "swra-lib", "1.0", {"swra_lib/__init__.py": ""}),
+        make_dist(stage, "swra-app", "1.0", {"swra_app/__init__.py": ""},
+                  requires=["swra-lib<2"])), t.distro_dir)
+    silence = t.local_dir / settings.SITE_FILE
+    for wheel, version in (("top", "2.0"), ("data", "2.1")):
+        pip("install", "--no-index", "--no-deps", str(shipped[wheel]))
+        assert t.read_bytes(silence) == b"shadow:swra_lib\n"
+        why = "a package put it there (swra-lib %s's RECORD lists it)" % version
+        proc = t.python("-c", "import swra_lib")
+        assert proc.returncode == 0 and about(proc) == {"swra_lib"}, proc.stderr
+        proc = t.python("-c", "import swra_lib", env={"SITEWARDEN_DEBUG": "1"})
+        assert about(proc) == {"swra_lib"}, proc.stderr
+        assert "sitewarden: debug: shadow:swra_lib in %s acknowledges nothing: %s" % (
+            silence, why) in proc.stderr, proc.stderr
+
+        status, report, text = t.cli_check()
+        assert status == 1, text
+        (shadow,) = [f for f in report["findings"] if f["kind"] == "shadowed-module"
+                     and f["module"] == "swra_lib"]
+        assert shadow["severity"] == "high" and not shadow.get("acknowledged"), shadow
+        assert [b["consumer"] for b in shadow["breaks"]] == ["swra-app"], shadow
+        assert shadow["acknowledgement_refused"] == str(silence), shadow
+        assert "NOT acknowledged: shadow:swra_lib in %s acknowledges nothing: %s" % (
+            silence, why) in shadow["message"], shadow
+        assert report["shadowing"]["refused_silence_files"] == [{
+            "path": str(silence), "state": "placed-by-package",
+            "reason": "swra-lib %s's RECORD lists it" % version, "names": ["swra_lib"]}]
+        (listed,) = [f for f in report["silence_files"] if f["path"] == str(silence)]
+        assert [(w["word"], w["state"]) for w in listed["words"]] == [
+            ("shadow:swra_lib", "placed by package")], listed
+        assert "NOT acknowledged: shadow:swra_lib in %s acknowledges nothing" % silence \
+            in text, text
+        assert "%s: shadow:swra_lib placed by package" % silence in text, text
+        if wheel == "top":
+            proc = t.cli("acknowledge", shadow["id"], "--python", t.executable,
+                         "--deployment")
+            assert proc.returncode == 2, proc.stdout + proc.stderr
+            assert "--deployment: %s acknowledges nothing: %s" % (silence, why) in \
+                proc.stderr, proc.stderr
+            assert t.read_bytes(silence) == b"shadow:swra_lib\n"
+        pip("uninstall", "-y", "swra-lib")
+        assert not t.exists(silence)
+
+    # No package lists the file acknowledge --deployment writes: it holds, as before.
+    pip("install", "--no-index", "--no-deps", str(shipped["plain"]))
+    status, report, text = t.cli_check()
+    (shadow,) = [f for f in report["findings"] if f.get("module") == "swra_lib"]
+    assert status == 1 and shadow["severity"] == "high", shadow
+    proc = t.cli("acknowledge", shadow["id"], "--python", t.executable, "--deployment")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert t.read_bytes(silence).decode().splitlines()[-1] == "shadow:swra_lib"
+    proc = t.python("-c", "import swra_lib")
+    assert proc.returncode == 0 and about(proc) == set(), proc.stderr
+    status, report, text = t.cli_check()
+    (shadow,) = [f for f in report["findings"] if f.get("module") == "swra_lib"]
+    assert shadow["severity"] == "info" and shadow["acknowledged_by"] == str(silence), shadow
+    assert "refused_silence_files" not in report["shadowing"], report["shadowing"]
+    assert status == 0, text
+
+    # Group-writable: anyone of its group could have written it; it acknowledges nothing.
+    t.chmod(silence, 0o664)
+    proc = t.python("-c", "import swra_lib")
+    assert about(proc) == {"swra_lib"}, proc.stderr
+    status, report, text = t.cli_check()
+    (shadow,) = [f for f in report["findings"] if f.get("module") == "swra_lib"]
+    assert status == 1 and shadow["severity"] == "high", shadow
+    assert "users other than its owner may change it (mode 0664); make it its owner's " \
+        "alone (chmod go-w %s)" % silence in shadow["message"], shadow
+    assert "%s: shadow:swra_lib writable by others" % silence in text, text

@@ -15,7 +15,9 @@ aside (``unknown``) for the CLI to report, and never lifts a block:
 
 The silence files (:func:`silence_files`) say which shadows are acknowledged in
 every process, whatever its environment (cron jobs, systemd units): read only once
-a warning is due (``detect.emit``) or by ``check``, never at startup.
+a warning is due (``detect.emit``) or by ``check``, never at startup.  A deployment's
+file (in a site directory, where pip installs) acknowledges nothing once a package's
+record lists it or its group or others may write it (:func:`refusal`).
 """
 
 import os
@@ -175,6 +177,76 @@ def read_silence_file(path):
         return None, "%s: %s" % (type(exc).__name__, exc.strerror or exc)
 
 
+# ---------------------------------------------------------------- a deployment's file
+
+#: Why a deployment's silence file acknowledges no shadow (``check``'s states,
+#: docs/check-schema.md): a distribution's file list in its directory names it (a
+#: package put it there: pip installs into that very directory, as root); its mode lets
+#: its group or every user change it.
+PLACED_BY_PACKAGE = "placed-by-package"
+WRITABLE_BY_OTHERS = "writable-by-others"
+_REFUSALS = {
+    PLACED_BY_PACKAGE: "a package put it there (REASON), in the site directory pip installs "
+                       "into; acknowledge the shadow in %s instead (sitewarden acknowledge, "
+                       "without --deployment)" % SYSTEM_FILE,
+    WRITABLE_BY_OTHERS: "users other than its owner may change it (REASON); make it its "
+                        "owner's alone (chmod go-w FILE)",
+}
+
+
+def refusal(path, lister):
+    """``(state, reason)``: why the deployment's silence file ``path`` acknowledges no
+    shadow, or None (it does; the machine's file is not judged here): its group or
+    others may write it (:data:`WRITABLE_BY_OTHERS`, ``reason`` its mode), or a package
+    put it there (:data:`PLACED_BY_PACKAGE`: ``lister(path)`` is the distribution whose
+    RECORD or ``installed-files.txt`` in that directory lists it; the ground floor's
+    ``facts.distinfo.lister``, passed in: this module imports no product).  Raises what
+    ``stat`` or the lookup raises."""
+    if path == SYSTEM_FILE:
+        return None
+    mode = os.stat(path).st_mode
+    if mode & 0o022:
+        return WRITABLE_BY_OTHERS, "mode %04o" % (mode & 0o7777)
+    dist = lister(path)
+    if dist is None:
+        return None
+    return PLACED_BY_PACKAGE, "%s %s's %s lists it" % (
+        dist.name, dist.version, "RECORD" if dist.kind == "dist-info" else
+        "installed-files.txt")
+
+
+def refusal_text(state, reason, path):
+    """Why the deployment's silence file ``path`` acknowledges nothing, and what to do, in
+    words (``check``, ``status``, the debug channel), after "acknowledges nothing: "."""
+    return _REFUSALS.get(state, "REASON").replace("REASON", str(reason)).replace("FILE", path)
+
+
+_refused = {}  # {file: (state, reason) or None}, each deployment's file judged once
+
+
+def _refuses(name, path, lister):
+    """Does the deployment's silence file ``path`` acknowledge nothing (:func:`refusal`)?
+    Judged once per process, only when its ``shadow:name`` would silence a warning;
+    ``SITEWARDEN_DEBUG=1`` says why it does not.  A failure to judge it refuses it (the
+    warning is shown)."""
+    if path not in _refused:
+        try:
+            _refused[path] = refusal(path, lister)
+        except Exception:
+            from . import failopen  # only when a silence file cannot be judged
+
+            failopen.swallowed("whether a package put %s there (taken as one did: the "
+                               "warning is shown)" % path)
+            _refused[path] = (PLACED_BY_PACKAGE, "it could not be told")
+    found = _refused[path]
+    if found is not None:
+        from . import failopen  # only for a refused silence file: says why under DEBUG
+
+        failopen.tell("shadow:%s in %s acknowledges nothing: %s" % (
+            name, path, refusal_text(found[0], found[1], path)))
+    return found is not None
+
+
 _file_names = []  # [(name, file)] of the silence files, read once per process
 
 
@@ -197,11 +269,13 @@ def _acknowledged_in_files():
     return _file_names[0]
 
 
-def silenced(kind, key=None, environ=None):
+def silenced(kind, key=None, environ=None, lister=None):
     """What silences this warning (``kind`` ``shadow`` or ``path``; ``key`` its module
     name for a shadow), as words for the debug channel (``SITEWARDEN_SILENCE=path``,
     ``shadow:yaml in /etc/sitewarden/silence``), or None: it is shown.  Called when a
-    warning is due; never affects blocks."""
+    warning is due; never affects blocks.  A deployment's silence file silences it only
+    while :func:`refusal` (``lister``: the record lookup it needs, which ``detect.emit``
+    passes) finds nothing against that file."""
     environ = os.environ if environ is None else environ
     value = environ.get("SITEWARDEN_SILENCE", "")
     kinds, names, _unknown = parse_silence(value)
@@ -212,8 +286,10 @@ def silenced(kind, key=None, environ=None):
     found = [n for n in names if matches(key, [n])]
     if found:
         return "shadow:%s in SITEWARDEN_SILENCE" % found[0]
-    found = [(n, path) for n, path in _acknowledged_in_files() if matches(key, [n])]
-    return "shadow:%s in %s" % found[0] if found else None
+    for n, path in _acknowledged_in_files():
+        if matches(key, [n]) and (path == SYSTEM_FILE or not _refuses(n, path, lister)):
+            return "shadow:%s in %s" % (n, path)
+    return None
 
 
 def acknowledgements(site_dirs, environ=None):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .. import settings
 from ..audit.acknowledgements import ACKNOWLEDGEABLE, UNPINNABLE
+from ..facts import distinfo
 from ..facts.records import SHOWN, CheckReport, Finding
 from ..facts.startup_records import ACKNOWLEDGEABLE_SHADOWS
 from . import deployed, fileops, targets, verdict
@@ -100,6 +101,7 @@ def cmd_acknowledge(args: argparse.Namespace, style: Style, check_data: Any) -> 
                 settings.SYSTEM_FILE, settings.SITE_FILE, finding.id,
                 report.interpreter.executable))
     path = _destination(args, report)
+    _refuse_refused(path, finding, report)
     replaced = _write(path, line, _comment(finding, about, report))
     print(style.bold("acknowledged %s (%s, %s): %s" % (
         finding.id, finding.kind, finding.severity, about.file or about.module)))
@@ -164,6 +166,25 @@ def _destination(args: argparse.Namespace, report: CheckReport) -> Path:
                          "--python %s)" % (report.interpreter.executable,
                                            report.interpreter.executable))
     return Path(deployments[0].site_dir) / settings.SITE_FILE
+
+
+def _refuse_refused(path: Path, finding: Finding, report: CheckReport) -> None:
+    """A usage error when the deployment's silence file ``path`` exists and acknowledges
+    nothing (``settings.refusal``: a package put it there, or others may write it; as a
+    guarded process and ``check`` judge it): a line added there would not hold."""
+    if str(path) == settings.SYSTEM_FILE or not path.is_file():
+        return
+    try:
+        no = settings.refusal(str(path), distinfo.lister)
+    except OSError as exc:
+        raise UsageError("cannot read %s (%s)" % (path, exc.strerror or exc)) from None
+    if no is not None:
+        raise UsageError(
+            "--deployment: %s acknowledges nothing: %s; run it without --deployment "
+            "(%ssitewarden acknowledge %s --python %s)" % (
+                path, settings.refusal_text(no[0], no[1], str(path)),
+                "" if os.geteuid() == 0 else "sudo ",  # /etc is root's: root needs no sudo
+                finding.id[:SHOWN] if finding.id else "ID", report.interpreter.executable))
 
 
 def _comment(finding: Finding, about: verdict.About, report: CheckReport) -> list[str]:

@@ -7,7 +7,7 @@ import os
 import sys
 
 from .. import __version__, settings
-from ..facts.records import CheckReport, Finding, MarkerState
+from ..facts.records import CheckReport, Finding, MarkerState, RefusedSilenceFile
 from ..facts.startup_records import Acknowledgement
 from ..probe.jsonout import dumps
 from . import deployed, environment, judgement, targets, verdict
@@ -329,7 +329,8 @@ acknowledgements = verdict.acknowledgements
 
 
 def status_data(target: targets.Target, startup: StartupState | None = None,
-                acks: list[Acknowledgement] | None = None) -> Status:
+                acks: list[Acknowledgement] | None = None,
+                refused: list[RefusedSilenceFile] | None = None) -> Status:
     deployments = [DeploymentState.from_json(d.as_json())
                    for d in deployed.find_deployments(target)]
     if startup is None:
@@ -356,7 +357,7 @@ def status_data(target: targets.Target, startup: StartupState | None = None,
         # Every SITEWARDEN_* variable set here and every silence file: what each means.
         environment=[Setting.from_json(v) for v in environment.variables(acks=acks)],
         silence_files=[Setting.from_json(f) for f in environment.silence_files(
-            [d.site_dir for d in deployments], acks)],
+            [d.site_dir for d in deployments], acks, refused)],
     )
 
 
@@ -507,7 +508,8 @@ def audit(python: str | None, pending: targets.PendingCheck | None = None,
         startup = targets.startup_status(target)
     report = CheckReport.from_json(data)
     acks = acknowledgements(data)
-    status = status_data(target, startup, acks)
+    status = status_data(target, startup, acks, report.shadowing.refused_silence_files
+                         if report.shadowing else None)
     status.marker.removed_from = report.marker.removed_from  # check's probe asks dpkg
     report.guard = status.guard()
     report.environment = status.environment

@@ -195,7 +195,8 @@ def report_lines(exe: str, report: CheckReport, changed: dict[str, str],
                  involved: set[str]) -> list[str]:
     """What to print for one interpreter: the findings involving ``changed`` (the
     packages involved are added to ``involved``)."""
-    shadowing = report.shadowing or Shadowing([], [], [], [])
+    shadowing = report.shadowing or Shadowing.make(modules=[], hidden_namespaces=[],
+                                                   distributions=[], violations=[])
     commands = {f.details.get("module"): f.details.get("command") for f in report.findings
                 if f.kind == "shadowed-module"}
     name = os.path.basename(exe)

@@ -17,6 +17,8 @@ TYPE_CHECKING = False  # typing is not imported at run time: `check` starts fast
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
+    from ..facts.records import RefusedSilenceFile
+
 #: The variables sitewarden reads (``_SITEWARDEN_OVERRIDE`` is its own, set for children).
 KNOWN = ("SITEWARDEN_DISABLE", "SITEWARDEN_SILENCE", "SITEWARDEN_DEBUG",
          "SITEWARDEN_QUARANTINE_DIR")
@@ -164,12 +166,14 @@ def variables(environ: Mapping[str, str] | None = None,
     return out
 
 
-def silence_files(site_dirs: list[str],
-                  acks: list[Acknowledgement] | None = None) -> list[dict[str, Any]]:
+def silence_files(site_dirs: list[str], acks: list[Acknowledgement] | None = None,
+                  refused: list[RefusedSilenceFile] | None = None) -> list[dict[str, Any]]:
     """Every silence file that exists (the machine's, then those of the deployments in
     ``site_dirs``): ``path``, ``value`` (its words), ``names`` (the shadows it
     acknowledges), ``meaning``, ``understood``, and ``words``, each with its state
-    (``acks``: :func:`startup_meanings`')."""
+    (``acks``: :func:`startup_meanings`'; ``refused``: the deployments' files whose
+    ``shadow:`` words acknowledge nothing in the target, as its probe judged them)."""
+    refusals = {r.path: r for r in refused or ()}
     out = []
     for path in settings.silence_files(site_dirs):
         text, problem = settings.read_silence_file(path)
@@ -184,9 +188,15 @@ def silence_files(site_dirs: list[str],
         _kinds, names, unknown = settings.parse_silence(text or "", names_only=True)
         who = ("any guarded python of this machine" if path == settings.SYSTEM_FILE
                else "the guard deployed in %s" % os.path.dirname(path))
-        words = [Word("shadow:" + name, "acknowledged", "not warned about by %s, whatever "
-                       "its environment; check lists it as acknowledged" % who)
-                 for name in names]
+        no = refusals.get(path)
+        if no is not None:
+            words = [Word("shadow:" + name, (no.state or "").replace("-", " "),
+                          "acknowledges nothing: %s" % settings.refusal_text(
+                              no.state, no.reason, path)) for name in names]
+        else:
+            words = [Word("shadow:" + name, "acknowledged", "not warned about by %s, "
+                          "whatever its environment; check lists it as acknowledged" % who)
+                     for name in names]
         startup, pinned = startup_meanings(settings.startup_words(text or "", lines=True),
                                            path, acks)
         words.extend(startup)

@@ -79,7 +79,8 @@ def emit(kind, key, message, category_name, where=None):
     """Warn ``message`` (category ``sitewarden.<category_name>``) once per ``key``,
     unless ``SITEWARDEN_SILENCE`` silences ``kind``, or ``key`` (a shadow's module
     name) is acknowledged there or in a silence file (``settings``: read now, once per
-    process, never at startup).  Returns True if it warned.
+    process, never at startup; a deployment's only while no package's record lists it:
+    :func:`_lister`).  Returns True if it warned.
 
     The warning points at ``where`` (``(filename, lineno)``: the ``.pth`` line that
     imported a module at startup), else at the line that imported the module.  Its
@@ -88,7 +89,7 @@ def emit(kind, key, message, category_name, where=None):
     not importable yet)."""
     from .. import settings  # not at module level: a name that shadows nothing never warns
 
-    why = settings.silenced(kind, key)
+    why = settings.silenced(kind, key, lister=_lister)
     if why:
         if claim(("silenced", kind, key)):
             from .. import failopen  # only for a silenced warning: says why under DEBUG
@@ -122,6 +123,14 @@ def emit(kind, key, message, category_name, where=None):
         # so the warning is shown instead of raised.
         warnings.showwarning(message, category, filename, lineno)
     return True
+
+
+def _lister(path):
+    """The distribution whose record lists the deployment's silence file ``path`` (then a
+    package put it there: ``settings.refusal``)."""
+    from ..facts.distinfo import lister  # only when a deployment's file would silence one
+
+    return lister(path)
 
 
 #: How far a warning's continuation lines are indented: deeper than the source line

@@ -8,7 +8,7 @@ never at an import: the runtime warns through ``shadowing`` and ``cases``.
 
 import os
 
-from .. import pathfacts, settings
+from .. import _swallowed, pathfacts, settings
 from ..facts import distinfo, distribution, metadata
 from ..facts.records import (
     ID_MARK,
@@ -17,6 +17,7 @@ from ..facts.records import (
     Finding,
     HiddenNamespace,
     Portion,
+    RefusedSilenceFile,
     ShadowCase,
     ShadowedMetadata,
     Shadowing,
@@ -257,7 +258,8 @@ def collect():
     violations = _violations(shadowed_names, effective, order, by_name)
     loose = _attach(scanner.cases, findings, breaks, violations)
     findings += [_violation_finding(v) for v in loose]
-    data = Shadowing(scanner.cases, scanner.hidden, distributions, violations)
+    data = Shadowing.make(modules=scanner.cases, hidden_namespaces=scanner.hidden,
+                          distributions=distributions, violations=violations)
     _acknowledge(data, findings, entries)
     for finding, broken in zip(findings, breaks):  # the JSON form of each list
         finding.details.update(breaks=[b.as_json() for b in broken])
@@ -269,20 +271,34 @@ def _acknowledge(data, findings, entries):
     silence files): no warning is shown for them, so they are listed as acknowledged,
     severity ``info`` (what it would be otherwise: ``unacknowledged_severity``), and
     are no problem for the exit status.  The requirements a shadow breaks are in its one
-    finding (:func:`_attach`): acknowledged with it."""
+    finding (:func:`_attach`): acknowledged with it.  A deployment's silence file that
+    a package put there, or others may write (``settings.refusal``), acknowledges
+    nothing, as at run time: listed in ``refused_silence_files``, and a shadow it names
+    keeps its severity, its finding saying why (``acknowledgement_refused``)."""
     acks = settings.acknowledgements(pathfacts.deployment_dirs(
         [e.path for e in entries if e.duplicate_of is None]))
     if not acks:
         return
+    refused = {}
+    for _name, where in acks:
+        if where != "SITEWARDEN_SILENCE" and where not in refused:
+            refused[where] = _refusal(where)
+    held = [(name, where) for name, where in acks if not refused.get(where)]
+    denied = [(name, where) for name, where in acks if refused.get(where)]
+    if denied:
+        data.refused_silence_files = [
+            RefusedSilenceFile.make(path=path, state=why[0], reason=why[1],
+                                    names=[n for n, w in denied if w == path])
+            for path, why in refused.items() if why]
 
-    def source(module):
-        for name, where in acks:
+    def source(module, pairs):
+        for name, where in pairs:
             if settings.matches(module, (name,)):
                 return name, where
         return None
 
     for item in data.modules + data.hidden_namespaces:
-        found = source(item.module)
+        found = source(item.module, held)
         if found is not None:
             item.acknowledged = True
             item.acknowledged_by = found[1]
@@ -293,8 +309,11 @@ def _acknowledge(data, findings, entries):
         if f.kind not in ("shadowed-module", "hidden-namespace"):
             continue
         module = f.details.get("module") or ""
-        found = source(module)
+        found = source(module, held)
         if found is None:
+            found = source(module, denied)
+            if found is not None:
+                _refused_here(f, found, refused[found[1]])
             continue
         f.details.update(acknowledged=True, acknowledged_by=found[1],
                          unacknowledged_severity=f.severity)
@@ -305,6 +324,26 @@ def _acknowledge(data, findings, entries):
                 ", and the requirement%s it breaks %s acknowledged with it" % (
                     ("", "is") if len(breaks) == 1 else ("s", "are"))
                 if breaks else "",)))
+
+
+def _refusal(path):
+    """``settings.refusal`` of the silence file ``path``, as the runtime judges it (a
+    failure to judge it refuses it, as there)."""
+    try:
+        return settings.refusal(path, distinfo.lister)
+    except Exception:
+        _swallowed("whether a package put %s there (taken as one did)" % path)
+        return settings.PLACED_BY_PACKAGE, "it could not be told"
+
+
+def _refused_here(f, found, why):
+    """Say in ``f`` (its severity kept) that ``shadow:NAME`` in ``found``'s file
+    acknowledges nothing, and why, ahead of the fix."""
+    name, path = found
+    f.details["acknowledgement_refused"] = path
+    head, sep, fix = f.message.partition("; remove the local copy: ")
+    f.message = "%s; NOT acknowledged: shadow:%s in %s acknowledges nothing: %s%s%s" % (
+        head, name, path, settings.refusal_text(why[0], why[1], path), sep, fix)
 
 
 def _module_finding(case, venv, effective, breaks):

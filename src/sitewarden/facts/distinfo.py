@@ -189,6 +189,22 @@ def pth_owner(pth):
     return None
 
 
+def lister(path):
+    """The distribution in ``path``'s own directory whose file list names ``path``: a
+    ``RECORD`` row (where pip recorded the file, a wheel's ``.data/purelib`` one too) or
+    an ``installed-files.txt`` line, each resolved against that directory; or None.  A
+    file some package put there (``settings.refusal``: a silence file no package may
+    provide).  One search of the directory's lists for the name, then the candidates'
+    lists parsed."""
+    directory, name = os.path.split(os.path.normpath(path))
+    target = os.path.join(directory, name)
+    for dist in listing(distributions(directory), name):
+        for listed in dist.files() or ():
+            if os.path.normpath(os.path.join(directory, listed)) == target:
+                return dist
+    return None
+
+
 def pth_paths(dist):
     """The directories that the ``.pth`` files ``dist`` installed add to ``sys.path``."""
     from . import reader  # check only (shadowscan): the startup files' one reader

@@ -404,20 +404,25 @@ class Layout(Record):
     FIELDS = _fields(*__slots__[:-1]) + (("entries", "entries", PathEntry),)
 
 
-class Shadowing(Record):
-    """``check``'s ``shadowing`` section."""
+class RefusedSilenceFile(Record):
+    """A deployment's silence file whose ``shadow:`` words (``names``) acknowledge nothing
+    here: ``state`` and ``reason``, ``settings.refusal``'s."""
 
-    __slots__ = ("modules", "hidden_namespaces", "distributions", "violations")
+    __slots__ = ("path", "state", "reason", "names")
+    FIELDS = _fields(*__slots__)
+
+
+class Shadowing(Record):
+    """``check``'s ``shadowing`` section (built by ``make``; no refused file: left out)."""
+
+    __slots__ = ("modules", "hidden_namespaces", "distributions", "violations",
+                 "refused_silence_files")
     FIELDS = (("modules", "modules", ShadowCase),
               ("hidden_namespaces", "hidden_namespaces", HiddenNamespace),
               ("distributions", "distributions", ShadowedMetadata),
-              ("violations", "violations", Violation))
-
-    def __init__(self, modules, hidden_namespaces, distributions, violations):
-        self.modules = modules
-        self.hidden_namespaces = hidden_namespaces
-        self.distributions = distributions
-        self.violations = violations
+              ("violations", "violations", Violation),
+              ("refused_silence_files", "refused_silence_files", RefusedSilenceFile))
+    OPTIONAL = ("refused_silence_files",)
 
 
 class PathSection(Record):
