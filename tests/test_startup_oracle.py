@@ -15,9 +15,11 @@ above its severity.  The message names each case's operators, its payload, the v
 and the event.
 
 Targets (``harness.spread``): the oldest hermetic CPython and 3.12 split the cases (every
-other one each); the roots' Debian 13 ``python3`` and sid's ``python3.15`` run a third each
-(``SHARED``), plus the cases only 3.15 runs (``.start`` entry points).  Each batch of cases
-shares one start and one ``check``; the whole costs about a minute on two idle cores.
+other one each); Debian 12's ``/usr/bin/python3`` (in its namespace) a third of them; the
+roots' Debian 13 ``python3``, sid's ``python3`` (3.14) and ``python3.15`` a third each
+(``SHARED``: together every case), plus the cases only 3.15 runs (``.start`` entry
+points).  Each batch of cases shares one start and one ``check``; the whole costs about
+half a minute on two idle cores.
 
 ``test_real_tools_get_right_reasons``: real wheels that ship startup files
 (``harness.real_tools``), each verdict between its bounds and for the right reason.
@@ -50,7 +52,7 @@ from harness.payloads import (
 )
 from harness.real_tools import QUICK
 from harness.roots import RootTarget
-from harness.spread import EVERY, SHARED, portion, spread
+from harness.spread import DEBIAN, EVERY, SHARED, portion, spread
 from harness.wheels import unpacked, wheel
 
 REPORT = "SITEWARDEN_ORACLE_REPORT"
@@ -58,9 +60,11 @@ REPORT = "SITEWARDEN_ORACLE_REPORT"
 
 def _chosen():
     """The ids of the oracle's targets: the oldest hermetic CPython, 3.12 (else the
-    newest), Debian 13's python3 and sid's python3.15."""
+    newest), Debian 12's python3, and every root's: Debian 13's python3, sid's python3
+    (3.14) and python3.15."""
     hermetic = pyenv_interpreters()
-    ids = {"trixie-python3", "sid-python3.15"}
+    ids = {"trixie-python3", "sid-python3", "sid-python3.15"} | {
+        p.id for p in spread(EVERY) if p.values[0] == DEBIAN}
     if hermetic:
         ids.add(hermetic[0].id)
         ids.add(next((i for i in hermetic if i.version[:2] == (3, 12)), hermetic[-1]).id)
@@ -73,11 +77,13 @@ TARGETS = [p for p in spread(EVERY) if p.id in _chosen()]
 def _share(param, cases):
     """A target's cases: on the two hermetic CPythons, every other case (the old one the
     even ones, 3.12 the odd ones and those the old one cannot run: each case runs on one,
-    each operator on both); on a
-    root's interpreter its ``SHARED`` third, and the cases no other target runs (3.15's
-    ``.start`` files)."""
+    each operator on both); on Debian 12's python, every third; on a root's interpreter
+    its ``SHARED`` third, and the cases no other target runs (3.15's ``.start`` files)."""
+    if param == DEBIAN:  # Debian 12's python: a third, as each root's
+        return [c for c in cases if int(c.id[1:]) % 3 == 0]
     if not isinstance(param, RootTarget):
-        hermetic = [p.values[0] for p in TARGETS if not isinstance(p.values[0], RootTarget)]
+        hermetic = [p.values[0] for p in TARGETS if not isinstance(p.values[0], RootTarget)
+                    and p.values[0] != DEBIAN]
         turn, oldest = hermetic.index(param), hermetic[0]
         return [c for c in cases if int(c.id[1:]) % len(hermetic) == turn
                 or (turn and not c.accepts(oldest.version))]  # what the old one cannot run
