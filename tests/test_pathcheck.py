@@ -170,7 +170,12 @@ def test_pth_import_line_inserting_ahead_of_the_stdlib(guarded, tmp_path):
     (g.user_site / "extra.pth").write_text(str(extra) + "\n")
     r = g.imports("colorsys")
     (msg,) = r.warnings("PathWarning")
-    assert "%s, put ahead of the standard library at startup" % front in msg
+    # The .pth that can have put it there, and its owner; never "rename" a file startup
+    # code put there: what put it there goes.
+    assert "%s, put ahead of the standard library at startup by %s (no package's record " \
+        "lists it)" % (front, g.user_site / "zz-front.pth") in msg, msg
+    assert "renam" not in msg.replace("do not rename", ""), msg
+    assert "`sitewarden check` names it" in msg and "SITEWARDEN_SILENCE=path" in msg, msg
     static = g.check()  # check runs no startup code: the line is "not applied"
     assert str(front) not in [e["path"] for e in static["layout"]["entries"]]
     (line,) = [f for f in static["startup"]["files"]

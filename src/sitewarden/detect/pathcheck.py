@@ -29,6 +29,7 @@ import os
 import sys
 
 from .. import _swallowed, _watch_module, pathfacts
+from ..facts import distinfo
 from ..facts.records import Finding, PathSection
 from . import emit
 from .specs import copy_path, find_in, is_regular, same_file
@@ -72,8 +73,48 @@ def describe_entry(index, entry):
         if layout.empty_pythonpath_entry(entry):
             return "the empty PYTHONPATH entry (the current directory, %s)" % entry
         return "the PYTHONPATH entry %s" % entry
-    return "%s, put ahead of the standard library at startup (by a .pth file's import " \
-        "line or sitecustomize)" % entry
+    starters = _starters()
+    if not starters:
+        return "%s, put ahead of the standard library at startup (by a .pth file's import " \
+            "line or sitecustomize)" % entry
+    return "%s, put ahead of the standard library at startup by %s%s" % (
+        entry, "" if len(starters) == 1 else "one of: ", ", ".join(
+            "%s (%s)" % (path, "installed by %s %s" % (d.name, d.version or "") if d
+                         else "no package's record lists it") for path, d in starters))
+
+
+def _starters():
+    """``[(file, distribution or None)]``: the startup code that can have put an entry
+    ahead of the standard library, and who installed it: each ``.pth`` file with an
+    import line in the site directories (``site`` ran them), then the ``sitecustomize``
+    and ``usercustomize`` this process loaded.  Read only to word a warning."""
+    layout = _layout()
+    dirs = pathfacts.site_dirs() + [d for d in [pathfacts.user_site()] if d]
+    own = os.path.join(_own_site_dir(), "sitewarden.pth")  # the guard's hook: not it
+    out = [(pth, distinfo.pth_owner(pth)) for pth in layout.pth_entries(dirs)[1]
+           if pth != own]
+    for name in ("sitecustomize", "usercustomize"):
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(path, str):
+            out.append((path, distinfo.lister(path)))
+    return out
+
+
+def _own_site_dir():
+    """The site directory this runtime is deployed in (``sitewarden/detect/`` is two
+    levels below it)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _by_startup(index, entry):
+    """Was ``entry`` put ahead of the standard library by startup code (a ``.pth``
+    import line, ``sitecustomize``), not by the user (the script's directory,
+    ``PYTHONPATH``)?"""
+    layout = _layout()
+    if index == 0 and layout.has_script_entry():
+        return False
+    return layout.path_key(entry) not in set(
+        layout.path_key(p) for p in layout.pythonpath_entries())
 
 
 def stdlib_shadow(name, path=None):
@@ -108,11 +149,18 @@ def stdlib_shadow(name, path=None):
 def format_stdlib(name, shadow, already=False):
     index, entry, spec, stdlib_spec = shadow
     path = copy_path(spec)
-    return ("'%s' %s from %s instead of the standard library's %s: %s comes first on "
-            "sys.path. Consider renaming '%s' since it has the same name as the standard "
-            "library module named '%s' and the import system gives it precedence." % (
-                name, "was already imported" if already else "is imported", path,
-                copy_path(stdlib_spec), describe_entry(index, entry), path, name))
+    head = "'%s' %s from %s instead of the standard library's %s: %s comes first on " \
+        "sys.path." % (name, "was already imported" if already else "is imported", path,
+                       copy_path(stdlib_spec), describe_entry(index, entry))
+    if _by_startup(index, entry):  # not the user's file to rename: what put it there goes
+        return head + (" Startup code put it there, not you: do not rename a package's file. "
+                       "Consider removing that code: `sitewarden check` names it and the "
+                       "command that takes it out of every start without starting this "
+                       "interpreter (sitewarden quarantine ID); or, if it is meant, "
+                       "SITEWARDEN_SILENCE=path silences this warning.")
+    return head + (" Consider renaming '%s' since it has the same name as the standard "
+                   "library module named '%s' and the import system gives it precedence."
+                   % (path, name))
 
 
 def format_foreign(entry, version, source):
